@@ -1,0 +1,61 @@
+# GPU Interconnects: two commands for a newcomer.
+#   make book   build the HTML book into _build/html
+#   make test   every check: lib tests, strict nbval, book build with -W, browser test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+LOCK := requirements-lock.txt
+JB := $(VENV)/bin/jupyter-book
+
+.PHONY: book test venv lib-tests nbval build-strict browser-test bench execute lock clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	@if [ -f $(LOCK) ]; then \
+	  $(PY) -m pip install --quiet -r requirements.txt -c $(LOCK); \
+	else \
+	  $(PY) -m pip install --quiet -r requirements.txt; \
+	fi
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@touch $(STAMP)
+
+book: venv
+	$(JB) build . --builder html
+	@echo ""
+	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
+
+lib-tests: venv
+	$(PY) -m pytest tests --ignore=tests/test_browser.py -q -p no:cacheprovider
+
+nbval: venv
+	$(PY) -m pytest --nbval book -q -p no:cacheprovider --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+build-strict: venv
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute
+	$(JB) build . --builder html -W -n --keep-going
+
+browser-test: venv
+	$(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider
+
+test: lib-tests nbval build-strict browser-test
+	@echo "All checks passed."
+
+bench: venv
+	$(PY) benchmarks/run.py
+
+# Re-execute every notebook in place (after changing lib or a chapter), so the
+# committed outputs are what strict nbval compares against.
+execute: venv
+	$(PY) tools/execute_notebooks.py book
+
+# Refresh the lock file CI installs under (see README).
+lock: venv
+	$(PY) -m pip freeze --exclude-editable | grep -v '^interconnect' > $(LOCK)
+
+clean:
+	rm -rf _build

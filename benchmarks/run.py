@@ -1,0 +1,79 @@
+"""Speed of the models and explorers. Reports times and ratios; asserts nothing.
+
+Run with ``make bench``. Numbers depend on the machine; the README quotes one run on
+the project's 2-core reference machine.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402
+
+from interconnect import collectives  # noqa: E402
+
+
+def best_of(fn, repeat=5):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), statistics.median(times)
+
+
+def bench_collective_sweep():
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    sizes = 2.0 ** rng.uniform(0, 34, n)
+    ps = 2 ** rng.integers(1, 11, n)
+    best, med = best_of(lambda: collectives.collective_time("allreduce", sizes, ps, 450e9, 5e-6))
+    k = 20_000
+    t0 = time.perf_counter()
+    for s, p in zip(sizes[:k], ps[:k]):
+        collectives.collective_time("allreduce", float(s), int(p), 450e9, 5e-6)
+    loop_per_call = (time.perf_counter() - t0) / k
+    print(f"collective_time, 10^6 (size, p) pairs in one call: best {best * 1e3:.1f} ms, median {med * 1e3:.1f} ms "
+          f"({best / n * 1e9:.0f} ns per pair)")
+    print(f"  scalar calls in a Python loop: {loop_per_call * 1e6:.1f} µs per call; "
+          f"the vectorised call is {loop_per_call * n / best:.0f}x faster than looping")
+    names, times = None, None
+    best_b, _ = best_of(lambda: collectives.best_algorithm("allreduce", sizes[:100_000], ps[:100_000], 450e9, 5e-6), 3)
+    print(f"best_algorithm over 10^5 pairs (5 algorithms): {best_b * 1e3:.1f} ms")
+    return best
+
+
+def bench_explorer_callback():
+    from interconnect.explorers import dp_scaling_explorer
+
+    ex = dp_scaling_explorer()
+    ex.render()  # warm up fonts and caches
+    links_ = ex.params[1].values
+    computes = ex.params[0].values
+    values = [dict(compute=c, link=l) for c in computes for l in links_]
+    times = []
+    for v in values:
+        t0 = time.perf_counter()
+        ex.render(**v)
+        times.append(time.perf_counter() - t0)
+    print(f"explorer callback (recompute + redraw + PNG), dp_scaling_explorer: median {statistics.median(times) * 1e3:.1f} ms, "
+          f"max {max(times) * 1e3:.1f} ms over {len(times)} slider positions (budget 100 ms)")
+    t0 = time.perf_counter()
+    html = ex.static_html()
+    print(f"  static HTML with {len(ex.frames())} frames: {time.perf_counter() - t0:.2f} s, {len(html) / 1e6:.2f} MB")
+    return statistics.median(times)
+
+
+def main():
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs")
+    bench_collective_sweep()
+    bench_explorer_callback()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Input checks shared by every public function.
+
+Each check raises :class:`ValueError` naming the parameter, the offending value and
+what is allowed, so a reader who passes ``bandwidth=0`` learns exactly what went wrong
+instead of getting a silent ``inf`` or ``nan``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["as_positive", "as_nonnegative", "as_count", "as_fraction", "choice"]
+
+
+def _as_array(name, value):
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ValueError(f"{name}={value!r} is not a number; expected a real number or an array of them")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not a number; expected a real number or an array of them") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; expected at least one value")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}={_show(value)} contains NaN or infinity; expected finite values")
+    return arr
+
+
+def _show(value):
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return repr(value)
+    if arr.size <= 6:
+        return np.array2string(arr, separator=", ")
+    return f"array of shape {arr.shape}"
+
+
+def _ret(arr, value):
+    """Return a Python float for scalar input, an ndarray otherwise."""
+    if np.ndim(value) == 0:
+        return float(arr)
+    return arr
+
+
+def as_positive(name, value, unit=""):
+    """``value`` as float or float array, every element > 0."""
+    arr = _as_array(name, value)
+    if np.any(arr <= 0):
+        bad = arr[arr <= 0].flat[0]
+        raise ValueError(f"{name}={_show(value)} (e.g. {bad!r}) is not allowed; {name} must be > 0{unit and ' ' + unit}")
+    return _ret(arr, value)
+
+
+def as_nonnegative(name, value, unit=""):
+    """``value`` as float or float array, every element >= 0."""
+    arr = _as_array(name, value)
+    if np.any(arr < 0):
+        bad = arr[arr < 0].flat[0]
+        raise ValueError(f"{name}={_show(value)} (e.g. {bad!r}) is not allowed; {name} must be >= 0{unit and ' ' + unit}")
+    return _ret(arr, value)
+
+
+def as_fraction(name, value, low=0.0, high=1.0, low_open=True):
+    """``value`` in (low, high] (or [low, high] if ``low_open`` is False)."""
+    arr = _as_array(name, value)
+    bad = (arr <= low if low_open else arr < low) | (arr > high)
+    if np.any(bad):
+        lo = "(" if low_open else "["
+        raise ValueError(f"{name}={_show(value)} is out of range; allowed {lo}{low}, {high}]")
+    return _ret(arr, value)
+
+
+def as_count(name, value, minimum=1):
+    """``value`` as an int (or int array), every element an integer >= ``minimum``."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} is a bool; expected an integer >= {minimum}")
+    arr = _as_array(name, value)
+    if np.any(arr != np.round(arr)) or np.any(arr < minimum):
+        raise ValueError(f"{name}={_show(value)} is not allowed; {name} must be an integer >= {minimum}")
+    out = arr.astype(np.int64)
+    if np.ndim(value) == 0:
+        return int(out)
+    return out
+
+
+def choice(name, value, allowed):
+    """``value`` (a string, compared case-insensitively) if it is one of ``allowed``."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name}={value!r} is not a string; allowed: {', '.join(allowed)}")
+    def _norm(text):
+        return text.strip().lower().replace("-", "_").replace(" ", "_")
+
+    key = _norm(value)
+    norm = {_norm(a): a for a in allowed}
+    if key not in norm:
+        raise ValueError(f"{name}={value!r} is unknown; allowed: {', '.join(allowed)}")
+    return norm[key]
+
+
+def is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)

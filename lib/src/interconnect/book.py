@@ -1,0 +1,61 @@
+"""Helpers for the book's notebooks: glue computed values into the prose.
+
+``glue("ar_time", fmt_time(t))`` makes ``{glue}`ar_time``` in a Markdown cell show the
+text (e.g. ``3.96 ms``) without quotes; numbers may be glued as they are and formatted
+in the prose with ``{glue:text}`key:.1f```.
+"""
+
+from __future__ import annotations
+
+__all__ = ["glue", "table"]
+
+
+def glue(name, value, display=False):
+    """Glue ``value`` under ``name`` for myst-nb; strings are glued as inline Markdown.
+
+    Parameters
+    ----------
+    name : str
+        Key used in the prose, ``{glue}`name```.
+    value : object
+        A number (format it in the prose) or a string (shown as it is).
+    display : bool
+        Also show the value in the cell's output (default False).
+
+    Returns None, so a glue call at the end of a cell prints nothing.
+    """
+    from myst_nb import glue as _glue
+
+    if isinstance(value, str):
+        from IPython.display import Markdown
+
+        value = Markdown(value)
+    _glue(name, value, display=display)
+
+
+def table(rows, headers, align=None):
+    """A Markdown table (``IPython.display.Markdown``) from rows of already formatted cells.
+
+    Parameters
+    ----------
+    rows : sequence of sequence
+        Cell values; each is turned into text with ``str``.
+    headers : sequence of str
+    align : sequence of {"l", "r", "c"}, optional
+        Column alignment; default left for the first column, right for the others.
+    """
+    from IPython.display import Markdown
+
+    headers = list(headers)
+    if align is None:
+        align = ["l"] + ["r"] * (len(headers) - 1)
+    if len(align) != len(headers):
+        raise ValueError(f"align has {len(align)} entries; expected one per header ({len(headers)})")
+    rule = {"l": ":---", "r": "---:", "c": ":---:"}
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+    for row in rows:
+        row = [str(c).replace("|", "\\|") for c in row]
+        if len(row) != len(headers):
+            raise ValueError(f"row {row} has {len(row)} cells; expected {len(headers)}")
+        lines.append("| " + " | ".join(row) + " |")
+    return Markdown("\n".join(lines))

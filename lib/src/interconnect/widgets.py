@@ -1,0 +1,290 @@
+"""Explorers: one object that is a live ipywidgets app in Jupyter and a static,
+still-interactive figure in the HTML book.
+
+An :class:`Explorer` is built from a list of :class:`Param` (the sliders) and a
+``make_figure`` function that draws the figure once and returns an ``update(**values)``
+callback which changes the artists in place. Displayed in a notebook it is
+
+* **live** (JupyterLab, Notebook, VS Code): ipywidgets sliders and an image that is
+  re-rendered on every change (a redraw of one small figure, well under 100 ms; see
+  ``benchmarks/``);
+* **static** (the HTML book, where there is no kernel): the same figure precomputed by
+  the library at build time for every combination of the ``static`` parameters, with
+  plain HTML range sliders that swap frames. Nothing is fetched from the network, and
+  the default frame is always there, so the page never shows an empty widget area.
+
+Both views are in the same output's mime bundle; Jupyter front-ends prefer the widget
+view and the book's ``_config.yml`` drops it, so the book renders the static HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+
+import base64
+import io
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+__all__ = ["Param", "Explorer"]
+
+_MAX_FRAMES = 64
+
+
+@dataclass(frozen=True)
+class Param:
+    """One slider: a name (the keyword passed to ``update``), a label, and its values.
+
+    Parameters
+    ----------
+    name : str
+        Keyword argument of the ``update`` callback.
+    label : str
+        Text shown beside the slider, with units.
+    values : sequence
+        The slider's positions, in order (e.g. bandwidths in bytes/s).
+    default : object
+        Initial value; must be one of ``values``.
+    fmt : callable
+        Turns a value into the text shown beside the slider (e.g. ``fmt_bandwidth``).
+    """
+
+    name: str
+    label: str
+    values: tuple
+    default: object
+    fmt: object = str
+    _labels: tuple = field(default=(), repr=False)
+
+    def __post_init__(self):
+        values = tuple(self.values)
+        if not values:
+            raise ValueError(f"values for parameter {self.name!r} is empty; give at least one value")
+        if self.default not in values:
+            raise ValueError(f"default={self.default!r} for parameter {self.name!r} is not one of its values {values}")
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "_labels", tuple(str(self.fmt(v)) for v in values))
+
+    @property
+    def labels(self):
+        return self._labels
+
+    @property
+    def default_index(self):
+        return self.values.index(self.default)
+
+
+def _slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "explorer"
+
+
+class Explorer:
+    """A figure with sliders that works live in Jupyter and statically in the book.
+
+    Parameters
+    ----------
+    title : str
+        Shown above the figure; also makes the HTML id (so keep it unique per page).
+    params : sequence of Param
+        All sliders of the live explorer.
+    make_figure : callable
+        ``make_figure() -> (fig, update)``; ``update(**values)`` changes the artists
+        in place. If it returns the list of artists it changed (always the same ones,
+        with the axes fixed), frames are drawn by blitting, several times faster.
+    static : sequence of str, optional
+        Names of the parameters that the static HTML lets the reader vary (at most
+        two, and at most 64 frames in all); the others stay at their default there.
+        Default: the first parameter.
+    alt : str or callable
+        Alt text for the image; a callable gets the parameter values as keywords.
+    dpi : int
+        Resolution of the rendered frames.
+    colors : int or None
+        Palette size of the static frames (smaller pages); None keeps full colour.
+    """
+
+    def __init__(self, title, params, make_figure, static=None, alt="", dpi=80, colors=128):
+        self.title = title
+        self.params = tuple(params)
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"params has repeated names {names}")
+        static = tuple(static) if static is not None else names[:1]
+        for s in static:
+            if s not in names:
+                raise ValueError(f"static={static!r}: {s!r} is not a parameter; parameters: {names}")
+        n_frames = 1
+        for p in self.params:
+            if p.name in static:
+                n_frames *= len(p.values)
+        if n_frames > _MAX_FRAMES:
+            raise ValueError(f"static={static!r} needs {n_frames} frames; allowed at most {_MAX_FRAMES}")
+        self.static = static
+        self.alt = alt
+        self.dpi = dpi
+        self.colors = colors
+        self.fig, self.update = make_figure()
+        plt.close(self.fig)  # we render it ourselves; keep the inline backend from showing it twice
+        FigureCanvasAgg(self.fig)  # a canvas of our own, so draws go straight to a pixel buffer
+        self.fig.set_dpi(dpi)
+        self.update(**self.defaults)
+        self.fig.tight_layout()  # lay out once; frames then share the same axes positions
+        self._background = None
+        self._widget = None
+        self.id = "ic-explorer-" + _slug(title)
+
+    # -- values and rendering -------------------------------------------------------------
+    @property
+    def defaults(self):
+        return {p.name: p.default for p in self.params}
+
+    def _alt(self, values):
+        return self.alt(**values) if callable(self.alt) else (self.alt or self.title)
+
+    def _draw(self, values):
+        """Update the figure to ``values`` and return its pixels (H x W x 4, uint8).
+
+        If ``update`` returns the artists it changed, only those are redrawn over a
+        cached background (blitting): a few milliseconds instead of a full draw. The
+        artists must be the same objects on every call and must not move the axes.
+        """
+        artists = self.update(**(self.defaults | values))
+        canvas = self.fig.canvas
+        if artists is None:
+            canvas.draw()
+        else:
+            artists = list(artists)
+            if self._background is None:
+                for a in artists:
+                    a.set_animated(True)
+                canvas.draw()
+                self._background = canvas.copy_from_bbox(self.fig.bbox)
+            else:
+                canvas.restore_region(self._background)
+            for a in artists:
+                self.fig.draw_artist(a)
+        return np.asarray(canvas.buffer_rgba())
+
+    def _png(self, values, colors=None, fast=False):
+        from PIL import Image
+
+        img = Image.fromarray(self._draw(values)).convert("RGB")
+        if colors:
+            img = img.quantize(colors=colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        buf = io.BytesIO()
+        img.save(buf, format="PNG", compress_level=1 if fast else 9)
+        return buf.getvalue()
+
+    def render(self, **values):
+        """Redraw at ``values`` (missing ones at their defaults) and return PNG bytes.
+
+        This is the live widget's callback: fast PNG compression, full colour.
+        """
+        return self._png(values, fast=True)
+
+    # -- live view ------------------------------------------------------------------------
+    def widget(self):
+        """The ipywidgets app (created once)."""
+        if self._widget is None:
+            import ipywidgets as w
+
+            image = w.Image(value=self.render(), format="png", layout=w.Layout(max_width="100%"))
+            sliders = []
+            for p in self.params:
+                sliders.append(w.SelectionSlider(
+                    options=list(zip(p.labels, range(len(p.values)))), value=p.default_index,
+                    description=p.label, style={"description_width": "initial"},
+                    layout=w.Layout(width="95%"), continuous_update=True))
+
+            def on_change(_change=None):
+                values = {p.name: p.values[s.value] for p, s in zip(self.params, sliders)}
+                image.value = self.render(**values)
+
+            for s in sliders:
+                s.observe(on_change, names="value")
+            self._widget = w.VBox([w.HTML(f"<b>{html.escape(self.title)}</b>"), *sliders, image])
+            self._on_change = on_change
+            self._sliders = sliders
+        return self._widget
+
+    # -- static view ----------------------------------------------------------------------
+    def frames(self):
+        """``{key: data_uri}`` for every combination of the static parameters."""
+        stat = [p for p in self.params if p.name in self.static]
+        out = {}
+        for idx in itertools.product(*[range(len(p.values)) for p in stat]):
+            values = {p.name: p.values[i] for p, i in zip(stat, idx)}
+            png = self._png(values, colors=self.colors)
+            uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+            out["_".join(map(str, idx))] = (uri, self._alt(self.defaults | values))
+        self._draw({})
+        return out
+
+    def static_html(self):
+        """Self-contained HTML: range sliders, the default frame, and all frames inline."""
+        stat = [p for p in self.params if p.name in self.static]
+        fixed = [p for p in self.params if p.name not in self.static]
+        frames = self.frames()
+        default_key = "_".join(str(p.default_index) for p in stat)
+        src, alt = frames[default_key]
+        rows = []
+        for p in stat:
+            rows.append(
+                f'<label class="ic-explorer-row"><span class="ic-explorer-label">{html.escape(p.label)}</span>'
+                f'<input type="range" min="0" max="{len(p.values) - 1}" step="1" value="{p.default_index}" '
+                f'data-param="{html.escape(p.name)}" aria-label="{html.escape(p.label)}">'
+                f'<output>{html.escape(p.labels[p.default_index])}</output></label>')
+        note = ""
+        if fixed:
+            held = ", ".join(f"{html.escape(p.label)} = {html.escape(p.labels[p.default_index])}" for p in fixed)
+            note = (f'<div class="ic-explorer-note">Held at the default here: {held}. '
+                    f'Run the notebook to vary every parameter.</div>')
+        data = {
+            "frames": {k: v[0] for k, v in frames.items()},
+            "alts": {k: v[1] for k, v in frames.items()},
+            "labels": [list(p.labels) for p in stat],
+        }
+        payload = json.dumps(data).replace("</", "<\\/")
+        return f"""<div class="ic-explorer" id="{self.id}">
+<div class="ic-explorer-title"><strong>{html.escape(self.title)}</strong> <em>(interactive: move the sliders)</em></div>
+<div class="ic-explorer-controls">{''.join(rows)}</div>
+<img class="ic-explorer-frame" src="{src}" alt="{html.escape(alt)}" style="max-width:100%;height:auto">
+{note}
+<script type="application/json" class="ic-explorer-data">{payload}</script>
+<script>
+(function () {{
+  var root = document.getElementById("{self.id}");
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = "1";
+  var data = JSON.parse(root.querySelector(".ic-explorer-data").textContent);
+  var inputs = root.querySelectorAll("input[type=range]");
+  var img = root.querySelector("img.ic-explorer-frame");
+  function show() {{
+    var key = Array.prototype.map.call(inputs, function (el) {{ return el.value; }}).join("_");
+    Array.prototype.forEach.call(inputs, function (el, i) {{
+      el.parentNode.querySelector("output").textContent = data.labels[i][el.value];
+    }});
+    if (data.frames[key]) {{ img.src = data.frames[key]; img.alt = data.alts[key]; }}
+  }}
+  Array.prototype.forEach.call(inputs, function (el) {{ el.addEventListener("input", show); }});
+}})();
+</script>
+</div>"""
+
+    # -- display --------------------------------------------------------------------------
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {}
+        try:
+            live = self.widget()._repr_mimebundle_(include=include, exclude=exclude)
+            bundle.update(live if isinstance(live, dict) else {})
+        except Exception:  # no ipywidgets front-end support: the static view still works
+            pass
+        bundle["text/plain"] = f"Explorer: {self.title} (live sliders in Jupyter, precomputed frames in the book)"
+        bundle["text/html"] = self.static_html()
+        return bundle

@@ -1,0 +1,115 @@
+"""Tests for interconnect._validate: every message names the parameter and the value."""
+
+import numpy as np
+import pytest
+
+from interconnect._validate import as_count, as_fraction, as_nonnegative, as_positive, choice, is_number
+
+
+# --------------------------------------------------------------------------- as_positive
+def test_as_positive_returns_float_or_array():
+    assert as_positive("x", 3) == 3.0 and type(as_positive("x", 3)) is float
+    out = as_positive("x", [1, 2.5])
+    assert isinstance(out, np.ndarray) and out.dtype == float
+    np.testing.assert_array_equal(out, [1.0, 2.5])
+
+
+@pytest.mark.parametrize("value, pieces", [
+    (0, ["bandwidth=0", "must be > 0 bytes/s"]),
+    (-5.0, ["bandwidth=-5.0", "> 0"]),
+    ([1.0, -2.0], ["bandwidth=[ 1., -2.]", "-2.0"]),
+    (np.zeros(100), ["bandwidth=array of shape (100,)"]),
+    (float("nan"), ["bandwidth=nan", "NaN or infinity"]),
+    (float("inf"), ["bandwidth=inf", "NaN or infinity"]),
+    ("450e9", ["bandwidth='450e9'", "not a number"]),
+    (None, ["bandwidth=None", "not a number"]),
+    ([], ["bandwidth is empty"]),
+    ({"a": 1}, ["bandwidth={'a': 1}", "not a number"]),
+])
+def test_as_positive_messages(value, pieces):
+    with pytest.raises(ValueError) as e:
+        as_positive("bandwidth", value, "bytes/s")
+    for piece in pieces:
+        assert piece in str(e.value)
+
+
+def test_as_nonnegative():
+    assert as_nonnegative("latency", 0) == 0.0
+    with pytest.raises(ValueError) as e:
+        as_nonnegative("latency", -1e-6, "seconds")
+    assert "latency=-1e-06" in str(e.value) and ">= 0 seconds" in str(e.value)
+
+
+# --------------------------------------------------------------------------- as_count
+def test_as_count_values():
+    assert as_count("p", 8) == 8 and type(as_count("p", 8)) is int
+    assert as_count("p", 8.0) == 8 and type(as_count("p", 8.0)) is int
+    assert as_count("zero_stage", 0, minimum=0) == 0
+    out = as_count("p", [1, 2, 4])
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out, [1, 2, 4])
+
+
+@pytest.mark.parametrize("value, minimum, pieces", [
+    (2.5, 1, ["p=2.5", "integer >= 1"]),
+    (0, 1, ["p=0", "integer >= 1"]),
+    (-1, 0, ["p=-1", "integer >= 0"]),
+    ([4, 6.5], 1, ["p=[4. , 6.5]", "integer >= 1"]),
+    (True, 1, ["p=True", "bool"]),
+    ("8", 1, ["p='8'", "not a number"]),
+    (float("nan"), 1, ["p=nan", "NaN"]),
+])
+def test_as_count_messages(value, minimum, pieces):
+    with pytest.raises(ValueError) as e:
+        as_count("p", value, minimum=minimum)
+    for piece in pieces:
+        assert piece in str(e.value)
+
+
+# --------------------------------------------------------------------------- as_fraction
+def test_as_fraction_values():
+    assert as_fraction("f", 1.0) == 1.0
+    assert as_fraction("f", 0.5) == 0.5
+    assert as_fraction("f", 0.0, low_open=False) == 0.0
+    np.testing.assert_array_equal(as_fraction("f", [0.2, 1.0]), [0.2, 1.0])
+
+
+@pytest.mark.parametrize("value, low_open, pieces", [
+    (0.0, True, ["overlap=0.0", "out of range", "(0.0, 1.0]"]),
+    (1.5, True, ["overlap=1.5", "(0.0, 1.0]"]),
+    (-0.1, False, ["overlap=-0.1", "[0.0, 1.0]"]),
+    (1.0000001, False, ["overlap=1.0000001", "[0.0, 1.0]"]),
+    ("half", True, ["overlap='half'", "not a number"]),
+])
+def test_as_fraction_messages(value, low_open, pieces):
+    with pytest.raises(ValueError) as e:
+        as_fraction("overlap", value, low_open=low_open)
+    for piece in pieces:
+        assert piece in str(e.value)
+
+
+# --------------------------------------------------------------------------- choice
+def test_choice_normalises():
+    allowed = ("allreduce", "recursive_doubling", "per direction")
+    assert choice("op", "allreduce", allowed) == "allreduce"
+    assert choice("op", " AllReduce ", allowed) == "allreduce"
+    assert choice("op", "Recursive-Doubling", allowed) == "recursive_doubling"
+    assert choice("op", "recursive doubling", allowed) == "recursive_doubling"
+    assert choice("direction", "per-direction", allowed) == "per direction"
+
+
+@pytest.mark.parametrize("value, pieces", [
+    ("allreduc", ["op='allreduc'", "unknown", "allowed: allreduce, broadcast"]),
+    (3, ["op=3", "not a string", "allowed: allreduce, broadcast"]),
+    (None, ["op=None", "not a string"]),
+])
+def test_choice_messages(value, pieces):
+    with pytest.raises(ValueError) as e:
+        choice("op", value, ("allreduce", "broadcast"))
+    for piece in pieces:
+        assert piece in str(e.value)
+
+
+def test_is_number():
+    assert is_number(1) and is_number(2.5) and is_number(np.float64(1.0))
+    assert not is_number(True) and not is_number("1") and not is_number(None)
