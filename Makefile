@@ -22,6 +22,9 @@ $(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
 	  $(PY) -m pip install --quiet -r requirements.txt; \
 	fi
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@# build matplotlib's font cache now: its first-run message would otherwise land in a
+	@# notebook cell's stderr and make strict nbval fail on a fresh machine
+	MPLBACKEND=Agg $(PY) -c "import matplotlib.pyplot"
 	@touch $(STAMP)
 
 book: venv

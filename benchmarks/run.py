@@ -48,31 +48,33 @@ def bench_collective_sweep():
     return best
 
 
-def bench_explorer_callback():
-    from interconnect.explorers import dp_scaling_explorer
-
-    ex = dp_scaling_explorer()
+def bench_explorer_callback(name, make):
+    ex = make()
     ex.render()  # warm up fonts and caches
-    links_ = ex.params[1].values
-    computes = ex.params[0].values
-    values = [dict(compute=c, link=l) for c in computes for l in links_]
+    static = [p for p in ex.params if p.name in ex.static]
+    grid = [{}]
+    for p in static:
+        grid = [g | {p.name: v} for g in grid for v in p.values]
     times = []
-    for v in values:
+    for v in grid:
         t0 = time.perf_counter()
         ex.render(**v)
         times.append(time.perf_counter() - t0)
-    print(f"explorer callback (recompute + redraw + PNG), dp_scaling_explorer: median {statistics.median(times) * 1e3:.1f} ms, "
+    print(f"explorer callback (recompute + redraw + PNG), {name}: median {statistics.median(times) * 1e3:.1f} ms, "
           f"max {max(times) * 1e3:.1f} ms over {len(times)} slider positions (budget 100 ms)")
     t0 = time.perf_counter()
     html = ex.static_html()
-    print(f"  static HTML with {len(ex.frames())} frames: {time.perf_counter() - t0:.2f} s, {len(html) / 1e6:.2f} MB")
+    print(f"  static HTML with {len(grid)} frames: {time.perf_counter() - t0:.2f} s, {len(html) / 1e6:.2f} MB")
     return statistics.median(times)
 
 
 def main():
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs")
+    from interconnect import explorers
+
     bench_collective_sweep()
-    bench_explorer_callback()
+    for name in explorers.__all__:
+        bench_explorer_callback(name, getattr(explorers, name))
 
 
 if __name__ == "__main__":

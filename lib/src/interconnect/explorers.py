@@ -13,7 +13,7 @@ from . import collectives, links, plots
 from .units import fmt_bandwidth, fmt_time, us
 from .widgets import Explorer, Param
 
-__all__ = ["dp_scaling_explorer"]
+__all__ = ["dp_scaling_explorer", "allreduce_explorer"]
 
 
 def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
@@ -106,3 +106,64 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
             f"step over {link.label} ({fmt_bandwidth(link.bandwidth)}), {fmt_time(latency)} latency; and the split "
             f"of one step on {p} GPUs."),
     )
+
+
+def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2", "nvlink3", "nvlink4", "nvlink5"),
+                       default_link="nvlink3", algorithms=("ring", "tree", "recursive_doubling")):
+    """AllReduce time against message size for several algorithms and the fastest one
+    (chapter "Collective communication").
+
+    Sliders: the link (per-direction bandwidth per GPU), the latency per step and the
+    number of GPUs ``p``. Algorithms that need ``p`` a power of two are left out where
+    it is not one. Times from :func:`interconnect.collectives.collective_time` and
+    :func:`interconnect.collectives.best_algorithm`.
+    """
+    from .units import GiB
+
+    link_list = [links.get_link(n) for n in link_names]
+    default = links.get_link(default_link)
+    if default not in link_list:
+        raise ValueError(f"default_link={default_link!r} is not in link_names {tuple(link_names)}")
+    algs = tuple(collectives._op_alg("allreduce", a)[1] for a in algorithms)
+    label = {l.bandwidth: f"{l.label}: {fmt_bandwidth(l.bandwidth)}" for l in link_list}
+    sizes = np.logspace(0, np.log2(4 * GiB), 160, base=2)
+
+    def make_figure():
+        fig, ax = plots.new_figure("AllReduce time", "message size n", "time", figsize=(6.4, 3.9))
+        lines = {}
+        for i, alg in enumerate(algs):
+            (lines[alg],) = ax.plot(sizes, sizes, color=plots.PALETTE[i], linestyle=plots.LINESTYLES[i],
+                                    label=alg.replace("_", " "))
+        (lines["best"],) = ax.plot(sizes, sizes, color="#888888", linewidth=7, alpha=0.35, zorder=0,
+                                   solid_capstyle="butt", label="fastest in library")
+        plots.bytes_axis(ax)
+        plots.time_axis(ax)
+        ax.set_ylim(2e-7, 30)
+        ax.legend(loc="upper left")
+        title = ax.set_title(" ")
+
+        def update(bandwidth, latency, p):
+            for alg in algs:
+                if alg in collectives._POW2 and p & (p - 1):
+                    lines[alg].set_ydata(np.full_like(sizes, np.nan))  # needs p a power of two
+                else:
+                    lines[alg].set_ydata(collectives.collective_time("allreduce", sizes, p, bandwidth, latency, alg))
+            lines["best"].set_ydata(collectives.best_algorithm("allreduce", sizes, p, bandwidth, latency)[1])
+            title.set_text(f"AllReduce, p = {p}, {label[bandwidth].split(':')[0]}, α = {fmt_time(latency)}")
+            return [lines["best"], *(lines[a] for a in algs), title]
+
+        return fig, update
+
+    def alt(bandwidth, latency, p):
+        name, _ = collectives.best_algorithm("allreduce", [1.0, 4 * GiB], p, bandwidth, latency)
+        return (f"Log-log plot of AllReduce time against message size from 1 byte to 4 GiB for p = {p} GPUs "
+                f"on {label[bandwidth]} with latency {fmt_time(latency)}: the fastest algorithm is "
+                f"{name[0].replace('_', ' ')} at 1 byte and {name[1].replace('_', ' ')} at 4 GiB.")
+
+    return Explorer(
+        "AllReduce time against message size",
+        [Param("bandwidth", "link (bandwidth per direction)", tuple(l.bandwidth for l in link_list),
+               default.bandwidth, fmt=lambda b: label[b]),
+         Param("latency", "latency α per step", tuple(x * us for x in (0.5, 1, 2, 5, 10, 20)), 1 * us, fmt=fmt_time),
+         Param("p", "GPUs p", (2, 4, 8, 16, 32, 64), 8)],
+        make_figure, static=["bandwidth", "p"], alt=alt)
