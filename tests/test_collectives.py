@@ -543,3 +543,42 @@ def test_best_algorithm_is_never_slower_than_any_applicable(op, p, n, bw, lat, g
         if alg in POW2_ONLY and p & (p - 1):
             continue
         assert t <= collective_time(op, n, p, bw, lat, alg, gamma)
+
+
+# --- in-network reduction (NVLink SHARP / InfiniBand SHARP) ------------------------------
+
+@pytest.mark.parametrize("p", [2, 4, 8, 72])
+def test_in_network_allreduce_closed_form(p):
+    # Graham et al. 2016 (SHArP): each rank sends n once up and receives n once down,
+    # full duplex: T = 2 alpha + n beta (+ switch latency)
+    n, bw, a = 2**30, 450e9, 2e-6
+    t = coll.in_network_time("allreduce", n, p, bw, a, switch_latency=1e-6)
+    assert t == pytest.approx(2 * a + 1e-6 + n / bw, rel=1e-12)
+
+
+@pytest.mark.parametrize("p", [2, 8, 64])
+def test_in_network_allreduce_busbw_exceeds_the_link(p):
+    # stas00/ml-engineering: NVLS allreduce busbw 480 GB/s on 450 GB/s NVLink 4 (8 x H200);
+    # the model's limit is 2 (p-1)/p x B: above B for every p > 2, equal at p = 2
+    n, bw = 16 * 2**30, 450e9
+    t = coll.in_network_time("allreduce", n, p, bw, 0.0)
+    busbw = coll.bus_bandwidth("allreduce", n / t, p)
+    assert busbw == pytest.approx(2 * (p - 1) / p * bw, rel=1e-12)
+    assert busbw >= bw * (1 - 1e-12)
+
+
+def test_in_network_allgather_and_broadcast():
+    n, p, bw, a = 1e9, 8, 100e9, 1e-6
+    assert coll.in_network_time("allgather", n, p, bw, a) == pytest.approx(2 * a + 7 / 8 * n / bw)
+    assert coll.in_network_time("broadcast", n, p, bw, a) == pytest.approx(2 * a + n / bw)
+    # the in-network allgather has the ring's bandwidth term with 2 latencies instead of p - 1
+    ring = coll.collective_time("allgather", n, p, bw, a, "ring")
+    assert coll.in_network_time("allgather", n, p, bw, a) < ring
+    assert coll.in_network_time("allreduce", n, 1, bw, a) == 0.0
+
+
+def test_in_network_rejects_ops_without_an_in_network_form():
+    with pytest.raises(ValueError, match="op='alltoall'"):
+        coll.in_network_time("alltoall", 1e6, 8, 1e9, 1e-6)
+    with pytest.raises(ValueError, match="switch_latency"):
+        coll.in_network_time("allreduce", 1e6, 8, 1e9, 1e-6, switch_latency=-1)

@@ -101,6 +101,7 @@ _BUS_FACTOR = {
 __all__ = [
     "OPS", "ALGORITHMS", "APPLICABLE", "DESCRIPTION", "cost_terms", "collective_time",
     "algorithm_bandwidth", "bus_bandwidth", "bus_factor", "best_algorithm", "crossover_size",
+    "IN_NETWORK_OPS", "in_network_time",
 ]
 
 
@@ -393,3 +394,62 @@ def crossover_size(op, p, bandwidth, latency, algorithm_a, algorithm_b, gamma=0.
         n = np.where(den != 0, num / np.where(den == 0, 1.0, den), np.inf)
     n = np.where(n > 0, n, np.inf)
     return float(n) if np.ndim(n) == 0 else n
+
+
+#: Operations a switch with in-network reduction and multicast can carry out.
+IN_NETWORK_OPS = ("allreduce", "reduce", "broadcast", "allgather")
+
+
+def in_network_time(op, nbytes, p, bandwidth, latency, switch_latency=0.0):
+    """Time of a collective reduced or multicast inside the switch (NVLink SHARP, InfiniBand SHARP).
+
+    With in-network reduction each GPU sends its data *once* to the switch, the switch
+    adds the contributions and multicasts the result; no GPU forwards anyone else's
+    data. Each rank's link is full duplex, so sending and receiving overlap:
+
+    * allreduce: every rank sends ``n`` and receives ``n``: ``T = 2 alpha + n beta``
+      (against ``2 (p-1)/p n beta`` for the best host-based algorithms: about half
+      the bytes on every link);
+    * reduce: ``2 alpha + n beta`` (the root receives the reduced ``n``);
+    * broadcast: the root sends ``n`` once, the switch replicates it: ``2 alpha + n beta``;
+    * allgather: each rank sends its ``n/p`` once and receives the other
+      ``(p-1)/p n``: ``2 alpha + (p-1)/p n beta``, the ring's bandwidth with two latencies.
+
+    ``2 alpha`` counts the hop up to the switch and the hop down; ``switch_latency`` is
+    added once for the reduction or replication in the switch. Because the switch does
+    work no host-based algorithm can, these times beat the lower bounds of Chan et al.
+    (2007), which is why nccl-tests' bus bandwidth for an NVLS allreduce exceeds the link
+    bandwidth (the busbw formula assumes ``2 (p-1)/p`` bytes per byte reduced).
+
+    Parameters
+    ----------
+    op : {"allreduce", "reduce", "broadcast", "allgather"}
+    nbytes, p, bandwidth, latency
+        As for :func:`collective_time` (bandwidth per direction per rank).
+    switch_latency : float or array
+        Seconds added for the in-switch reduction or replication, >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    References
+    ----------
+    R. L. Graham et al., "Scalable Hierarchical Aggregation Protocol (SHArP): A Hardware
+    Architecture for Efficient Data Reduction", COMHPC 2016.
+    NVIDIA, "NVIDIA DGX H100 / H100 Tensor Core GPU Architecture" (NVLink SHARP), 2022.
+    """
+    op = choice("op", op, OPS)
+    if op not in IN_NETWORK_OPS:
+        raise ValueError(f"op={op!r} has no in-network form here; allowed: {', '.join(IN_NETWORK_OPS)}")
+    nbytes = as_positive("nbytes", nbytes, "bytes")
+    p = as_count("p", p, minimum=1)
+    bandwidth = as_positive("bandwidth", bandwidth, "bytes/s (per direction)")
+    latency = as_nonnegative("latency", latency, "seconds")
+    switch_latency = as_nonnegative("switch_latency", switch_latency, "seconds")
+    pf = np.asarray(p, dtype=float)
+    b = (pf - 1.0) / pf if op == "allgather" else np.ones_like(pf)
+    t = 2.0 * latency + switch_latency + b * nbytes / bandwidth
+    t = np.where(pf == 1, 0.0, t)
+    return float(t) if np.ndim(t) == 0 else t
