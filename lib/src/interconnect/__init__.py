@@ -4,16 +4,19 @@
 
 * :mod:`~interconnect.units`: SI constants and formatting (per direction vs bidirectional).
 * :mod:`~interconnect.links`: layer 1, a catalog of real links with sources.
+* :mod:`~interconnect.topology`: layer 2, graphs of GPUs, switches and NICs; paths, bisection, ``topo_matrix``.
+* :mod:`~interconnect.transfer`: layer 3, how bytes move (P2P, host staging, GPUDirect RDMA).
 * :mod:`~interconnect.collectives`: layer 4, collective algorithms under the alpha-beta model.
 * :mod:`~interconnect.devices`: GPUs (peak FLOP/s, memory, power).
 * :mod:`~interconnect.memory`: the memory wall (model states, ZeRO, KV cache).
 * :mod:`~interconnect.parallel`: FLOPs, MFU and the efficiency model.
+* :mod:`~interconnect.rendering`: multi-GPU rendering (scan-line interleave, SFR, AFR, frame pacing).
 
 Plotting (:mod:`~interconnect.plots`), explorers (:mod:`~interconnect.widgets`) and notebook
 helpers (:mod:`~interconnect.book`) are imported on demand.
 """
 
-from . import collectives, devices, links, memory, parallel, units
+from . import collectives, devices, links, memory, parallel, rendering, topology, transfer, units
 
 __version__ = "0.1.0"
-__all__ = ["units", "links", "collectives", "devices", "memory", "parallel"]
+__all__ = ["units", "links", "topology", "transfer", "collectives", "devices", "memory", "parallel", "rendering"]

@@ -1,0 +1,503 @@
+"""Transfer: how bytes move between GPUs (layer 3, protocols as models).
+
+Each function prices one transfer of ``nbytes`` over a topology from
+:mod:`interconnect.topology` and returns a :class:`Transfer`: total time, the nodes
+crossed, the effective bandwidth and the steps that add up to the time.
+
+The mechanisms
+--------------
+* :func:`p2p_copy` - CUDA peer-to-peer (GPUDirect P2P): one GPU's copy engine writes
+  straight into the other's memory, over NVLink where the pair has a direct or
+  NVSwitch route, else over PCIe switches. PCIe P2P is allowed only when the route
+  stays below one CPU root complex (``PIX``/``PXB``/``PHB`` in ``nvidia-smi topo
+  -m``); across the socket interconnect (``SYS``: QPI/UPI) it is treated as
+  unsupported, as ``cudaDeviceCanAccessPeer`` reports on many platforms - the same
+  condition NVIDIA states for GPUDirect RDMA ("the two devices must share the same
+  upstream PCI Express root complex").
+* :func:`host_staged_copy` - what happens without P2P: device-to-host into a pinned
+  host buffer, then host-to-device. Two copies through the root complex, optionally
+  pipelined in chunks.
+* :func:`gpudirect_rdma` - across machines, the NIC reads GPU memory directly over
+  PCIe (GPUDirect RDMA, Kepler-class GPUs and CUDA 5.0 onwards) and the remote NIC
+  writes into the remote GPU.
+* :func:`bounce_buffer` - the same without GPUDirect RDMA: D2H copy, RDMA from host
+  memory to host memory, H2D copy.
+
+Every model is latency + size / bottleneck bandwidth per stage (the Hockney
+alpha-beta model), stages in sequence, or in a pipeline when chunked. Peak link
+bandwidths are used: measured copies reach 80-90 % of them (see
+:mod:`interconnect.links`). Software overheads (cudaMemcpy launch, a few us;
+registration of host buffers) are not modelled.
+
+References
+----------
+NVIDIA, *GPUDirect RDMA* documentation, sec. 1 "Overview" and 1.1 (Kepler-class GPUs
+and CUDA 5.0; same upstream PCIe root complex), https://docs.nvidia.com/cuda/gpudirect-rdma/.
+NVIDIA, *CUDA Runtime API*, "Peer Device Memory Access" (cudaDeviceCanAccessPeer,
+cudaDeviceEnablePeerAccess, cudaMemcpyPeer).
+T. Schroeder, "Peer-to-Peer & Unified Virtual Addressing", NVIDIA CUDA webinar, 2011.
+R. W. Hockney, "The communication challenge for MPP", Parallel Computing 20(3), 1994.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+from . import topology as topo
+from ._validate import as_count, as_nonnegative, as_positive
+from .links import get_link
+from .units import GB, fmt_bandwidth, fmt_bytes, fmt_time
+
+__all__ = ["Transfer", "HOST_MEMORY_BANDWIDTH", "HOST_MEMORY_BANDWIDTH_DDR5", "p2p_supported", "p2p_copy",
+           "host_staged_copy", "gpudirect_rdma", "bounce_buffer"]
+
+#: Host memory bandwidth of one socket, bytes/s: 4 channels of DDR4-2400 x 8 bytes =
+#: 76.8 GB/s, Intel's figure for the Xeon E5-2698 v4 of the DGX-1 (Intel ARK "Max
+#: Memory Bandwidth"). Rarely the bottleneck of a single PCIe copy.
+HOST_MEMORY_BANDWIDTH = 76.8 * GB
+#: Host memory bandwidth of one DGX H100 socket, bytes/s: 8 channels of DDR5-4800 x 8
+#: bytes = 307.2 GB/s (Xeon Platinum 8480C; derived from the channel count and rate,
+#: not checked against Intel ARK here). Default of :func:`bounce_buffer`, whose default
+#: graph is a DGX H100-like cluster.
+HOST_MEMORY_BANDWIDTH_DDR5 = 307.2 * GB
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Result of a transfer model.
+
+    Attributes
+    ----------
+    time : float
+        Total time, s.
+    path : list
+        Nodes of the topology crossed, source to destination (host-memory legs are
+        described in ``steps``).
+    bandwidth : float
+        Effective bandwidth ``nbytes / time``, bytes/s (what a benchmark would report;
+        0 for an empty transfer).
+    steps : list of (str, float)
+        What the time is made of: description and seconds; they sum to ``time``.
+    mechanism : str
+        ``"NVLink P2P"``, ``"PCIe P2P"``, ``"host staged"``, ``"GPUDirect RDMA"``,
+        ``"bounce buffer"``.
+    """
+
+    time: float
+    path: list
+    bandwidth: float
+    steps: list = field(default_factory=list)
+    mechanism: str = ""
+
+    def __str__(self):
+        lines = [f"{self.mechanism}: {fmt_time(self.time)} "
+                 f"(effective {fmt_bandwidth(self.bandwidth) if self.bandwidth > 0 else '0 B/s'})",
+                 "  path: " + " -> ".join(map(str, self.path))]
+        for text, t in self.steps:
+            lines.append(f"  {fmt_time(t):>10}  {text}")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------
+def _nbytes(nbytes):
+    if np.ndim(nbytes) != 0:
+        raise ValueError(f"nbytes={nbytes!r} must be a single number of bytes (call once per size)")
+    return float(as_nonnegative("nbytes", nbytes, "bytes"))
+
+
+def _gpu(g, name, value):
+    if not isinstance(g, nx.Graph):
+        raise ValueError(f"g={type(g).__name__} is not a networkx graph; build one with "
+                         "interconnect.topology (e.g. topology.dgx1_hybrid_cube_mesh())")
+    if value not in g:
+        raise ValueError(f"{name}={value!r} is not a node of the graph; GPUs: "
+                         f"{', '.join(map(str, topo.gpus(g)[:8]))}")
+    if g.nodes[value].get("kind") != "gpu":
+        raise ValueError(f"{name}={value!r} is a {g.nodes[value].get('kind')!r} node, not a GPU")
+    return value
+
+
+def _pair(g, src, dst):
+    _gpu(g, "src_gpu", src)
+    _gpu(g, "dst_gpu", dst)
+    if src == dst:
+        raise ValueError(f"src_gpu and dst_gpu are both {src!r}; give two different GPUs")
+
+
+def _route(g, a, b, kinds, edge_ok):
+    h = nx.subgraph_view(
+        g, filter_node=lambda n: n == a or n == b or g.nodes[n].get("kind") in kinds,
+        filter_edge=lambda u, v: edge_ok(g.edges[u, v]))
+    try:
+        return topo.path(h, a, b)
+    except ValueError:
+        return None
+
+
+def _nvlink_route(g, a, b):
+    return _route(g, a, b, ("nvswitch",), topo._is_nvlink)
+
+
+def _pcie_route(g, a, b):
+    return _route(g, a, b, ("pcie_switch", "cpu"), lambda d: not topo._is_nvlink(d))
+
+
+def _crosses_sockets(g, p):
+    return sum(1 for n in p[1:-1] if g.nodes[n].get("kind") == "cpu") >= 2
+
+
+def _stage(g, p):
+    return topo.path_latency(g, p), topo.path_bandwidth(g, p)
+
+
+def _pipeline(stages, nbytes, chunks):
+    """Time and steps of ``stages`` [(desc, latency, bandwidth)] in sequence (chunks=1)
+    or as a pipeline of ``chunks`` equal chunks: T = sum(t_i) + (chunks-1) max(t_i),
+    t_i = latency_i + (nbytes/chunks) / bandwidth_i."""
+    part = nbytes / chunks
+    ts = [lat + part / bw for _, lat, bw in stages]
+    steps = []
+    for (desc, lat, bw), t in zip(stages, ts):
+        what = f"{desc}: {fmt_bytes(part, binary=False)} at {fmt_bandwidth(bw)}"
+        if chunks > 1:
+            what += " (first chunk)" if not steps else " (one chunk)"
+        steps.append((what, t))
+    if chunks > 1:
+        slow = int(np.argmax(ts))
+        steps.append((f"{chunks - 1} more chunks, paced by the slowest stage "
+                      f"({stages[slow][0]})", (chunks - 1) * ts[slow]))
+    total = float(sum(t for _, t in steps))
+    return total, steps
+
+
+def _result(total, p, nbytes, steps, mechanism):
+    bw = nbytes / total if total > 0 and nbytes > 0 else 0.0
+    return Transfer(time=float(total), path=list(p), bandwidth=float(bw), steps=steps,
+                    mechanism=mechanism)
+
+
+# ----------------------------------------------------------------------------------
+# within a machine
+# ----------------------------------------------------------------------------------
+def p2p_supported(g, src_gpu, dst_gpu):
+    """Whether CUDA peer-to-peer between two GPUs is possible in this model.
+
+    True if the pair has an NVLink route (direct or through NVSwitch only), or a PCIe
+    route that does not cross the socket interconnect (stays under one root complex).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    src_gpu, dst_gpu : node
+        GPU nodes.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    NVIDIA GPUDirect RDMA docs, sec. 1.1 ("the two devices must share the same
+    upstream PCI Express root complex"); CUDA Runtime API, cudaDeviceCanAccessPeer.
+    """
+    _pair(g, src_gpu, dst_gpu)
+    if _nvlink_route(g, src_gpu, dst_gpu):
+        return True
+    p = _pcie_route(g, src_gpu, dst_gpu)
+    return p is not None and not _crosses_sockets(g, p)
+
+
+def p2p_copy(g, src_gpu, dst_gpu, nbytes):
+    """GPU-to-GPU copy with CUDA peer-to-peer (``cudaMemcpyPeer``), over NVLink or PCIe.
+
+    Route: NVLink if the GPUs are joined directly or through NVSwitch nodes only
+    (never forwarded through a third GPU: NVLink P2P is single-hop in hardware);
+    otherwise the fewest-latency PCIe route through PCIe switches and CPU root
+    complexes. A PCIe route that crosses the socket interconnect (QPI/UPI, ``SYS``)
+    is refused: P2P across sockets is unsupported or slow on many platforms, and
+    NVIDIA's rule for GPUDirect RDMA is the same root complex.
+
+    ``time = path latency + nbytes / bottleneck bandwidth`` (one copy, alpha-beta).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology (e.g. ``topology.dgx1_hybrid_cube_mesh(with_pcie=True)``,
+        ``topology.pcie_tree()``, ``topology.nvswitch()``).
+    src_gpu, dst_gpu : node
+        Distinct GPU nodes.
+    nbytes : float
+        Bytes to copy, >= 0.
+
+    Returns
+    -------
+    Transfer
+        ``mechanism`` ``"NVLink P2P"`` or ``"PCIe P2P"``.
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, no route, or a PCIe route across sockets (use
+        :func:`host_staged_copy`).
+
+    References
+    ----------
+    NVIDIA CUDA Runtime API, "Peer Device Memory Access"; T. Schroeder, "Peer-to-Peer
+    & Unified Virtual Addressing" (NVIDIA, 2011); NVIDIA GPUDirect RDMA docs sec. 1.1.
+    """
+    _pair(g, src_gpu, dst_gpu)
+    n = _nbytes(nbytes)
+    p = _nvlink_route(g, src_gpu, dst_gpu)
+    if p is not None:
+        via = "NVSwitch" if len(p) > 2 else "direct NVLink"
+        mech, desc = "NVLink P2P", f"NVLink P2P ({via}, {g.edges[p[0], p[1]]['count']} link(s))"
+    else:
+        p = _pcie_route(g, src_gpu, dst_gpu)
+        if p is None:
+            raise ValueError(f"no NVLink or PCIe route from {src_gpu!r} to {dst_gpu!r} in this "
+                             "graph (a ring or torus has no PCIe tree; build one with PCIe)")
+        if _crosses_sockets(g, p):
+            raise ValueError(f"P2P from {src_gpu!r} to {dst_gpu!r} would cross the socket "
+                             "interconnect (QPI/UPI, 'SYS'): unsupported in this model, as on many "
+                             "platforms; use host_staged_copy")
+        mech, desc = "PCIe P2P", f"PCIe P2P ({topo._pcie_class(g, p)})"
+    lat, bw = _stage(g, p)
+    steps = [(f"{desc}: latency over {len(p) - 1} hop(s)", lat),
+             (f"stream {fmt_bytes(n, binary=False)} at the bottleneck {fmt_bandwidth(bw)}", n / bw)]
+    return _result(lat + n / bw, p, n, steps, mech)
+
+
+def _host_of(g, gpu):
+    """(cpu node, PCIe path gpu -> cpu) for the root complex above ``gpu``."""
+    h = nx.subgraph_view(
+        g, filter_node=lambda n: n == gpu or g.nodes[n].get("kind") in ("pcie_switch", "cpu"),
+        filter_edge=lambda u, v: not topo._is_nvlink(g.edges[u, v]))
+    best = None
+    for c in (n for n in h if g.nodes[n].get("kind") == "cpu"):
+        try:
+            p = nx.shortest_path(h, gpu, c)
+        except nx.NetworkXNoPath:
+            continue
+        # the local root complex: no other CPU on the way
+        if any(g.nodes[x].get("kind") == "cpu" for x in p[1:-1]):
+            continue
+        if best is None or len(p) < len(best):
+            best = p
+    if best is None:
+        raise ValueError(f"{gpu!r} has no PCIe route to a CPU in this graph; host staging needs "
+                         "a PCIe tree (topology.pcie_tree(), or dgx1_hybrid_cube_mesh(with_pcie=True))")
+    return best[-1], best
+
+
+def host_staged_copy(g, src_gpu, dst_gpu, nbytes, host_memory_bandwidth=HOST_MEMORY_BANDWIDTH,
+                     chunks=1):
+    """GPU-to-GPU copy staged through a pinned host buffer (no P2P).
+
+    Two copies through the root complex: device-to-host from ``src_gpu`` into a pinned
+    buffer in the memory of ``src_gpu``'s own socket, then host-to-device into
+    ``dst_gpu`` (which crosses the socket interconnect if ``dst_gpu`` hangs under the
+    other socket). Each copy runs at the lower of its PCIe path's bottleneck and
+    ``host_memory_bandwidth``.
+
+    * ``chunks=1``: the two copies run one after the other (what a plain
+      ``cudaMemcpy`` D2H then H2D does): ``T = L1 + n/B1 + L2 + n/B2``.
+    * ``chunks=c > 1``: pipelined (double buffering with ``cudaMemcpyAsync`` on two
+      streams): ``T = t1 + t2 + (c-1) max(t1, t2)``, ``t_i = L_i + (n/c)/B_i``. While
+      both copies run, host memory serves a write and a read at once, so each gets at
+      most half of ``host_memory_bandwidth``. More chunks hide one copy behind the
+      other but pay the latency per chunk: there is a best ``c``.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology with a PCIe tree (CPU nodes).
+    src_gpu, dst_gpu : node
+        Distinct GPU nodes.
+    nbytes : float
+        Bytes, >= 0.
+    host_memory_bandwidth : float
+        Bytes/s of the socket's memory (default :data:`HOST_MEMORY_BANDWIDTH`).
+    chunks : int
+        Pipeline chunks, >= 1.
+
+    Returns
+    -------
+    Transfer
+        ``mechanism="host staged"``; ``path`` = src GPU up to its CPU, then down to
+        the destination GPU.
+
+    References
+    ----------
+    NVIDIA CUDA C++ Best Practices Guide, "Pinned Memory" and "Asynchronous and
+    Overlapping Transfers with Computation" (staged, chunked copies); Hockney (1994).
+    """
+    _pair(g, src_gpu, dst_gpu)
+    n = _nbytes(nbytes)
+    hmb = float(as_positive("host_memory_bandwidth", host_memory_bandwidth, "bytes/s"))
+    c = as_count("chunks", chunks, 1)
+    cpu, up = _host_of(g, src_gpu)
+    down = _pcie_route(g, cpu, dst_gpu)
+    if down is None:
+        raise ValueError(f"no PCIe route from {cpu!r} to {dst_gpu!r}")
+    mem = hmb if c == 1 else hmb / 2
+    l1, b1 = _stage(g, up)
+    l2, b2 = _stage(g, down)
+    stages = [(f"D2H copy {src_gpu} -> pinned buffer on {cpu}", l1, min(b1, mem)),
+              (f"H2D copy {cpu} -> {dst_gpu}" + (" (crosses the socket link)" if _crosses_sockets(g, [None] + down) else ""),
+               l2, min(b2, mem))]
+    total, steps = _pipeline(stages, n, c)
+    return _result(total, up + down[1:], n, steps, "host staged")
+
+
+# ----------------------------------------------------------------------------------
+# across machines
+# ----------------------------------------------------------------------------------
+def _nic_of(g, gpu):
+    nics = sorted((v for v in g.neighbors(gpu) if g.nodes[v].get("kind") == "nic"),
+                  key=lambda v: (g.nodes[v].get("index") != g.nodes[gpu].get("index"), str(v)))
+    if not nics:
+        raise ValueError(f"{gpu!r} has no NIC attached; GPUDirect RDMA and bounce buffers need "
+                         "a cluster graph (topology.cluster())")
+    return nics[0]
+
+
+def _net_route(g, a_nic, b_nic):
+    p = _route(g, a_nic, b_nic, topo.NETWORK_KINDS, lambda d: True)
+    if p is None:
+        raise ValueError(f"no network route from {a_nic!r} to {b_nic!r}")
+    return p
+
+
+def _cross_node(g, src, dst):
+    _pair(g, src, dst)
+    a, b = g.nodes[src].get("node"), g.nodes[dst].get("node")
+    if a is None or b is None or a == b:
+        raise ValueError(f"src_gpu={src!r} and dst_gpu={dst!r} are not on different machines "
+                         "(node attribute); within a machine use p2p_copy")
+
+
+def gpudirect_rdma(g, src_gpu, dst_gpu, nbytes):
+    """GPU-to-GPU across machines with GPUDirect RDMA: GPU -> NIC -> network -> NIC -> GPU.
+
+    The source NIC reads GPU memory directly over PCIe (peer-to-peer through the PCIe
+    switch they share) and the destination NIC writes straight into the destination
+    GPU's memory: one transfer, no host memory. Each GPU uses its own NIC (the NIC of
+    the same index in :func:`interconnect.topology.cluster`), so GPU and NIC share the
+    upstream root complex as GPUDirect RDMA requires; the network route between the
+    NICs is the least-latency one through leaf/spine switches.
+
+    ``time = path latency + nbytes / bottleneck`` (GPU-NIC PCIe edges, NIC ports and
+    leaf-spine trunks).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A cluster graph (``topology.cluster(...)``).
+    src_gpu, dst_gpu : node
+        GPUs on different machines, e.g. ``"n0.gpu0"``, ``"n1.gpu0"``.
+    nbytes : float
+        Bytes, >= 0.
+
+    Returns
+    -------
+    Transfer
+        ``mechanism="GPUDirect RDMA"``.
+
+    References
+    ----------
+    NVIDIA GPUDirect RDMA docs, sec. 1 ("introduced in Kepler-class GPUs and CUDA 5.0";
+    "a direct path for data exchange between the GPU and a third-party peer device
+    using standard features of PCI Express") and 1.1 ("the two devices must share the
+    same upstream PCI Express root complex").
+    """
+    _cross_node(g, src_gpu, dst_gpu)
+    n = _nbytes(nbytes)
+    a_nic, b_nic = _nic_of(g, src_gpu), _nic_of(g, dst_gpu)
+    net = _net_route(g, a_nic, b_nic)
+    p = [src_gpu] + net + [dst_gpu]
+    lat, bw = _stage(g, p)
+    e1, e2 = g.edges[src_gpu, a_nic], g.edges[b_nic, dst_gpu]
+    net_lat = topo.path_latency(g, net)
+    steps = [(f"{a_nic} DMA-reads {src_gpu} memory over PCIe (GPUDirect RDMA)", e1["latency"]),
+             (f"network: {len(net) - 1} hop(s) {net[0]} -> {net[-1]}", net_lat),
+             (f"{b_nic} DMA-writes into {dst_gpu} memory", e2["latency"]),
+             (f"stream {fmt_bytes(n, binary=False)} at the bottleneck {fmt_bandwidth(bw)}", n / bw)]
+    return _result(lat + n / bw, p, n, steps, "GPUDirect RDMA")
+
+
+def bounce_buffer(g, src_gpu, dst_gpu, nbytes, pcie=None,
+                  host_memory_bandwidth=HOST_MEMORY_BANDWIDTH_DDR5, chunks=1):
+    """GPU-to-GPU across machines without GPUDirect RDMA: staged through host memory.
+
+    Three stages: ``cudaMemcpy`` device-to-host into a pinned (registered) buffer on
+    the source machine; RDMA from that host buffer to a host buffer on the
+    destination machine (the NICs read/write host memory over PCIe); host-to-device
+    on the destination. Stage bandwidths: D2H/H2D = min(GPU's PCIe link, host memory);
+    RDMA = min(network bottleneck between the NICs, the NICs' PCIe link, host
+    memory). ``chunks=1`` runs them in sequence; ``chunks > 1`` pipelines them
+    (``T = sum t_i + (c-1) max t_i``), each host memory then serving a read and a write
+    at once (half of ``host_memory_bandwidth`` each).
+
+    The GPU's and NIC's PCIe link is ``pcie`` (default: the ``link`` of the GPU-NIC
+    edge in the cluster graph, PCIe 5.0 x16 for the defaults); CPUs are not nodes of
+    the cluster graph, so ``path`` lists the GPUs, NICs and switches and the host legs
+    appear in ``steps``.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A cluster graph.
+    src_gpu, dst_gpu : node
+        GPUs on different machines.
+    nbytes : float
+        Bytes, >= 0.
+    pcie : str or float, optional
+        Catalog PCIe link name or a bandwidth in bytes/s (latency then the catalog
+        PCIe latency, 1 us).
+    host_memory_bandwidth : float
+        Bytes/s per host (default :data:`HOST_MEMORY_BANDWIDTH_DDR5`).
+    chunks : int
+        Pipeline chunks, >= 1.
+
+    Returns
+    -------
+    Transfer
+        ``mechanism="bounce buffer"``.
+
+    References
+    ----------
+    NVIDIA GPUDirect RDMA docs, sec. 1 (what GPUDirect RDMA removes: the copy through
+    host memory); NVIDIA CUDA C++ Best Practices Guide, "Pinned Memory".
+    """
+    _cross_node(g, src_gpu, dst_gpu)
+    n = _nbytes(nbytes)
+    hmb = float(as_positive("host_memory_bandwidth", host_memory_bandwidth, "bytes/s"))
+    c = as_count("chunks", chunks, 1)
+    a_nic, b_nic = _nic_of(g, src_gpu), _nic_of(g, dst_gpu)
+    if pcie is None:
+        name = g.edges[src_gpu, a_nic].get("link", "")
+        if not name.startswith("pcie"):
+            raise ValueError(f"the {src_gpu}-{a_nic} edge has link={name!r}, not a PCIe link; "
+                             "give pcie= (a link name such as 'pcie5x16' or a bandwidth)")
+        rec = get_link(name)
+        pbw, plat = rec.bandwidth, rec.latency
+    elif isinstance(pcie, str):
+        rec = get_link(pcie)
+        pbw, plat = rec.bandwidth, rec.latency
+    else:
+        pbw = float(as_positive("pcie", pcie, "bytes/s"))
+        plat = get_link("pcie5x16").latency
+    net = _net_route(g, a_nic, b_nic)
+    nlat, nbw = _stage(g, net)
+    mem = hmb if c == 1 else hmb / 2
+    stages = [(f"D2H copy {src_gpu} -> host memory", plat, min(pbw, mem)),
+              (f"RDMA host -> host via {a_nic} ... {b_nic}", 2 * plat + nlat, min(nbw, pbw, mem)),
+              (f"H2D copy host memory -> {dst_gpu}", plat, min(pbw, mem))]
+    total, steps = _pipeline(stages, n, c)
+    return _result(total, [src_gpu] + net + [dst_gpu], n, steps, "bounce buffer")

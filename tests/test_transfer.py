@@ -1,0 +1,135 @@
+"""Tests for interconnect.transfer: P2P, host staging, GPUDirect RDMA, bounce buffers."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interconnect import topology as T
+from interconnect import transfer as X
+from interconnect.links import get_link
+
+FAST = settings(max_examples=40, deadline=None, database=None)
+GB = 1e9
+DGX1 = T.dgx1_hybrid_cube_mesh(with_pcie=True)
+PCIE = T.pcie_tree()  # 2 sockets x 1 switch x 4 GPUs
+CL = T.cluster(2, 8)
+BIG = 1 * GB
+
+
+def _steps_sum(t):
+    assert t.time == pytest.approx(sum(s for _, s in t.steps))
+
+
+def test_p2p_nvlink_alpha_beta():
+    # V100 GPU0-GPU3: 2 NVLinks = 50 GB/s per direction, 0.6 us (links catalog)
+    t = X.p2p_copy(DGX1, "gpu0", "gpu3", BIG)
+    assert t.mechanism == "NVLink P2P" and t.path == ["gpu0", "gpu3"]
+    assert t.time == pytest.approx(0.6e-6 + BIG / (50 * GB))
+    _steps_sum(t)
+    # NVSwitch: any pair gets 450 GB/s (H100, 18 links)
+    s = X.p2p_copy(T.nvswitch(8), "gpu0", "gpu7", BIG)
+    assert s.path == ["gpu0", "nvsw0", "gpu7"]
+    assert s.time == pytest.approx(0.6e-6 + BIG / (450 * GB))
+
+
+def test_p2p_pcie_and_socket_rule():
+    # same PCIe switch: P2P at PCIe 3.0 x16 = 15.75 GB/s
+    t = X.p2p_copy(PCIE, "gpu0", "gpu1", BIG)
+    assert t.mechanism == "PCIe P2P" and t.path == ["gpu0", "sw0", "gpu1"]
+    assert t.time == pytest.approx(1e-6 + BIG / get_link("pcie3x16").bandwidth)
+    # across QPI/UPI: refused (GPUDirect RDMA docs: same upstream root complex)
+    assert not X.p2p_supported(PCIE, "gpu0", "gpu4")
+    with pytest.raises(ValueError, match="socket interconnect"):
+        X.p2p_copy(PCIE, "gpu0", "gpu4", BIG)
+    # DGX-1 GPU0-GPU6: no NVLink, PCIe route crosses QPI -> no P2P
+    assert not X.p2p_supported(DGX1, "gpu0", "gpu6")
+    assert X.p2p_supported(DGX1, "gpu0", "gpu1")
+
+
+def test_ordering_nvlink_pcie_host_for_big_messages():
+    # NVLink P2P < PCIe P2P < host staging for large copies
+    nv = X.p2p_copy(DGX1, "gpu0", "gpu1", BIG).time
+    pc = X.p2p_copy(PCIE, "gpu0", "gpu1", BIG).time
+    hs = X.host_staged_copy(PCIE, "gpu0", "gpu1", BIG).time
+    assert nv < pc < hs
+    # unpipelined staging = two PCIe copies back to back
+    assert hs == pytest.approx(2 * pc, rel=1e-3)
+
+
+def test_host_staged_pipeline():
+    one = X.host_staged_copy(PCIE, "gpu0", "gpu5", BIG)
+    piped = X.host_staged_copy(PCIE, "gpu0", "gpu5", BIG, chunks=16)
+    assert piped.time < one.time
+    # pipelining two equal stages approaches one copy time: (c+1)/c x n/B
+    b = get_link("pcie3x16").bandwidth
+    assert piped.time == pytest.approx(17 / 16 * BIG / b, rel=1e-3)
+    assert "cpu1" in one.path  # crosses the socket link on the H2D leg
+    _steps_sum(one)
+    _steps_sum(piped)
+    # latency per chunk: for a tiny message more chunks only cost more
+    small = [X.host_staged_copy(PCIE, "gpu0", "gpu1", 1e3, chunks=c).time for c in (1, 4, 16)]
+    assert small == sorted(small)
+
+
+def test_gpudirect_beats_bounce_buffer():
+    for dst in ("n1.gpu0", "n1.gpu5"):
+        rd = X.gpudirect_rdma(CL, "n0.gpu0", dst, BIG)
+        bb = X.bounce_buffer(CL, "n0.gpu0", dst, BIG)
+        assert rd.time < bb.time
+        assert rd.path[0] == "n0.gpu0" and rd.path[1] == "n0.nic0" and rd.path[-1] == dst
+        _steps_sum(rd)
+        _steps_sum(bb)
+    # GPUDirect RDMA is NIC-limited: 400 Gb/s = 50 GB/s per direction
+    rd = X.gpudirect_rdma(CL, "n0.gpu0", "n1.gpu0", BIG)
+    assert rd.bandwidth == pytest.approx(50 * GB, rel=1e-3)
+    # pipelined bounce buffer gets close to GPUDirect but never beats it
+    bbp = X.bounce_buffer(CL, "n0.gpu0", "n1.gpu0", BIG, chunks=32)
+    assert rd.time < bbp.time < X.bounce_buffer(CL, "n0.gpu0", "n1.gpu0", BIG).time
+
+
+@FAST
+@given(st.floats(0, 1e10), st.floats(0, 1e10), st.integers(1, 8))
+def test_time_monotone_in_nbytes(a, b, chunks):
+    lo, hi = sorted((a, b))
+    cases = [
+        lambda n: X.p2p_copy(DGX1, "gpu0", "gpu4", n),
+        lambda n: X.p2p_copy(PCIE, "gpu2", "gpu3", n),
+        lambda n: X.host_staged_copy(PCIE, "gpu0", "gpu6", n, chunks=chunks),
+        lambda n: X.gpudirect_rdma(CL, "n0.gpu1", "n1.gpu6", n),
+        lambda n: X.bounce_buffer(CL, "n0.gpu1", "n1.gpu1", n, chunks=chunks),
+    ]
+    for f in cases:
+        t1, t2 = f(lo), f(hi)
+        assert t1.time <= t2.time * (1 + 1e-12)
+        assert t1.time > 0
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="nbytes"):
+        X.p2p_copy(DGX1, "gpu0", "gpu1", -1)
+    with pytest.raises(ValueError, match="src_gpu"):
+        X.p2p_copy(DGX1, "gpu9", "gpu1", 1)
+    with pytest.raises(ValueError, match="not a GPU"):
+        X.p2p_copy(DGX1, "sw0", "gpu1", 1)
+    with pytest.raises(ValueError, match="different GPUs"):
+        X.p2p_copy(DGX1, "gpu1", "gpu1", 1)
+    with pytest.raises(ValueError, match="chunks"):
+        X.host_staged_copy(PCIE, "gpu0", "gpu1", 1, chunks=0)
+    with pytest.raises(ValueError, match="host_memory_bandwidth"):
+        X.host_staged_copy(PCIE, "gpu0", "gpu1", 1, host_memory_bandwidth=0)
+    with pytest.raises(ValueError, match="PCIe tree"):
+        X.host_staged_copy(T.nvswitch(8), "gpu0", "gpu1", 1)
+    with pytest.raises(ValueError, match="different machines"):
+        X.gpudirect_rdma(CL, "n0.gpu0", "n0.gpu1", 1)
+    with pytest.raises(ValueError, match="different machines"):
+        X.gpudirect_rdma(DGX1, "gpu0", "gpu1", 1)  # a single machine: no node attribute
+    with pytest.raises(ValueError, match="networkx"):
+        X.p2p_copy("dgx1", "gpu0", "gpu1", 1)
+
+
+def test_transfer_is_frozen_and_printable():
+    t = X.p2p_copy(DGX1, "gpu0", "gpu1", 0)
+    assert t.bandwidth == 0.0 and t.time == pytest.approx(0.6e-6)
+    with pytest.raises(Exception):
+        t.time = 1.0
+    assert "NVLink P2P" in str(t)
