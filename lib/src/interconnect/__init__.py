@@ -7,6 +7,7 @@
 * :mod:`~interconnect.topology`: layer 2, graphs of GPUs, switches and NICs; paths, bisection, ``topo_matrix``.
 * :mod:`~interconnect.transfer`: layer 3, how bytes move (P2P, host staging, GPUDirect RDMA).
 * :mod:`~interconnect.collectives`: layer 4, collective algorithms under the alpha-beta model.
+* :mod:`~interconnect.netsim`: a flow-level simulator (max-min sharing) for schedules on a topology.
 * :mod:`~interconnect.devices`: GPUs (peak FLOP/s, memory, power).
 * :mod:`~interconnect.memory`: the memory wall (model states, ZeRO, KV cache).
 * :mod:`~interconnect.parallel`: FLOPs, MFU and the efficiency model.
@@ -16,7 +17,7 @@ Plotting (:mod:`~interconnect.plots`), explorers (:mod:`~interconnect.widgets`) 
 helpers (:mod:`~interconnect.book`) are imported on demand.
 """
 
-from . import collectives, devices, links, memory, parallel, rendering, topology, transfer, units
+from . import collectives, devices, links, memory, netsim, parallel, rendering, topology, transfer, units
 
 __version__ = "0.1.0"
-__all__ = ["units", "links", "topology", "transfer", "collectives", "devices", "memory", "parallel", "rendering"]
+__all__ = ["units", "links", "topology", "transfer", "collectives", "netsim", "devices", "memory", "parallel", "rendering"]
