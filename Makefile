@@ -50,6 +50,7 @@ test: lib-tests nbval build-strict browser-test
 
 bench: venv
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/simgrid_compare.py
 
 # Re-execute every notebook in place (after changing lib or a chapter), so the
 # committed outputs are what strict nbval compares against.
