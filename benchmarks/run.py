@@ -68,6 +68,42 @@ def bench_explorer_callback(name, make):
     return statistics.median(times)
 
 
+def bench_netsim():
+    from interconnect import netsim, topology
+    from interconnect.units import GiB, MiB
+
+    # one max-min solve: 4,000 flows among 64 hosts of a k = 8 fat tree, ECMP routes
+    ft = topology.fat_tree(k=8)
+    hosts = topology.endpoints(ft)[:64]
+    rng = np.random.default_rng(1)
+    pairs = [(hosts[a], hosts[b]) for a, b in rng.integers(0, 64, size=(6000, 2)) if a != b][:4000]
+    flows = [netsim.Flow(a, b, 1e6) for a, b in pairs]
+    sim = netsim.simulate(ft, flows, routing="ecmp", seed=0)
+    res = list(ft.edges)
+    index = {e: i for i, e in enumerate([(u, v) for u, v in res] + [(v, u) for u, v in res])}
+    import scipy.sparse as sp
+
+    rows, cols = [], []
+    for i, path in enumerate(sim.paths):
+        for u, v in zip(path[:-1], path[1:]):
+            rows.append(i)
+            cols.append(index[(u, v)])
+    inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(flows), len(index)))
+    cap = np.array([ft.edges[e]["bandwidth"] for e in index])
+    best, _ = best_of(lambda: netsim.max_min_rates(inc, cap), 5)
+    print(f"netsim: one max-min solve, {len(flows)} flows on 64 hosts of a k=8 fat tree: {best * 1e3:.1f} ms")
+    best, _ = best_of(lambda: netsim.simulate(ft, flows, routing="ecmp", seed=0), 1)
+    print(f"netsim: full simulation of those flows (routing + events): {best:.2f} s")
+    g = topology.cluster(nodes=128, gpus_per_node=8)
+    best, _ = best_of(lambda: netsim.simulate_collective(g, "allreduce", 1 * GiB), 1)
+    print(f"netsim: 1024-GPU ring AllReduce (2,095,104 flows) on a rail-optimised cluster of 128 nodes: {best:.1f} s")
+    for nodes in (1, 2, 4, 8):
+        g = topology.cluster(nodes=nodes, gpus_per_node=8)
+        for op, alg in (("allreduce", "ring"), ("alltoall", "direct")):
+            best, _ = best_of(lambda: netsim.simulate_collective(g, op, 256 * MiB, algorithm=alg), 3)
+            print(f"netsim: {op} ({alg}) on {nodes * 8} GPUs of a rail-optimised cluster: {best * 1e3:.1f} ms")
+
+
 def main():
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs")
     from interconnect import explorers
@@ -75,6 +111,7 @@ def main():
     bench_collective_sweep()
     for name in explorers.__all__:
         bench_explorer_callback(name, getattr(explorers, name))
+    bench_netsim()
 
 
 if __name__ == "__main__":
