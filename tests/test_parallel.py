@@ -212,3 +212,26 @@ def test_dp_step_errors(kw, match):
     args = dict(STEP, p=8) | kw
     with pytest.raises(ValueError, match=match):
         dp_step(**args)
+
+
+# --- pipeline bubble (Narayanan et al. 2021, sec. 2.2) ------------------------------------
+
+def test_pipeline_bubble_closed_forms():
+    from interconnect.parallel import pipeline_bubble_fraction as bubble
+
+    # GPipe / 1F1B: (p - 1) / m
+    assert bubble(8, 32) == pytest.approx(7 / 32)
+    # interleaved with v chunks: (1/v) (p - 1) / m
+    assert bubble(8, 32, chunks=4) == pytest.approx(7 / 128)
+    # one stage: no bubble
+    assert bubble(1, 5) == 0.0
+    np.testing.assert_allclose(bubble(np.array([2, 4, 8]), 16), [1 / 16, 3 / 16, 7 / 16])
+
+
+def test_pipeline_bubble_rejects_bad_input():
+    from interconnect.parallel import pipeline_bubble_fraction as bubble
+
+    with pytest.raises(ValueError, match="microbatches"):
+        bubble(4, 6, chunks=2)  # interleaving needs m a multiple of p
+    with pytest.raises(ValueError, match="stages"):
+        bubble(0, 4)

@@ -11,13 +11,14 @@
 * :mod:`~interconnect.devices`: GPUs (peak FLOP/s, memory, power).
 * :mod:`~interconnect.memory`: the memory wall (model states, ZeRO, KV cache).
 * :mod:`~interconnect.parallel`: FLOPs, MFU and the efficiency model.
+* :mod:`~interconnect.reliability`: cluster MTBF, Young's and Daly's checkpoint intervals, goodput.
 * :mod:`~interconnect.rendering`: multi-GPU rendering (scan-line interleave, SFR, AFR, frame pacing).
 
 Plotting (:mod:`~interconnect.plots`), explorers (:mod:`~interconnect.widgets`) and notebook
 helpers (:mod:`~interconnect.book`) are imported on demand.
 """
 
-from . import collectives, devices, links, memory, netsim, parallel, rendering, topology, transfer, units
+from . import collectives, devices, links, memory, netsim, parallel, reliability, rendering, topology, transfer, units
 
 __version__ = "0.1.0"
-__all__ = ["units", "links", "topology", "transfer", "collectives", "netsim", "devices", "memory", "parallel", "rendering"]
+__all__ = ["units", "links", "topology", "transfer", "collectives", "netsim", "devices", "memory", "parallel", "reliability", "rendering"]

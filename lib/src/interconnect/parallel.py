@@ -23,7 +23,8 @@ import numpy as np
 from ._validate import as_count, as_fraction, as_nonnegative, as_positive
 from .collectives import collective_time
 
-__all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency", "dp_step", "dp_break_even_tokens"]
+__all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency", "dp_step", "dp_break_even_tokens",
+           "pipeline_bubble_fraction"]
 
 
 def model_flops_per_token(n_params, n_layers=None, d_model=None, seq_len=None, training=True):
@@ -217,3 +218,40 @@ def dp_break_even_tokens(peak_flops, bandwidth, p, achieved_fraction=0.5, grad_b
     g = as_positive("grad_bytes", grad_bytes, "bytes")
     out = (np.asarray(p) - 1) / np.asarray(p) * g * peak * frac / (3.0 * bw)
     return float(out) if np.ndim(out) == 0 else out
+
+
+def pipeline_bubble_fraction(stages, microbatches, chunks=1):
+    """Pipeline bubble time over ideal compute time: ``(p - 1) / (v m)``.
+
+    For GPipe and for 1F1B (PipeDream-Flush) schedules with ``p`` stages and ``m``
+    microbatches the bubble is ``(p - 1)(t_f + t_b)`` against ``m (t_f + t_b)`` of
+    useful work; the interleaved 1F1B schedule with ``v`` model chunks per stage
+    divides it by ``v`` (and needs ``m`` a multiple of ``p``).
+
+    Parameters
+    ----------
+    stages : int or array
+        Pipeline stages p, >= 1.
+    microbatches : int or array
+        Microbatches per step m, >= 1.
+    chunks : int or array
+        Model chunks per stage v (1: not interleaved), >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        The bubble as a fraction of the ideal compute time (not of the step).
+
+    References
+    ----------
+    D. Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters
+    Using Megatron-LM", SC21 (arXiv:2104.04473), sec. 2.2.1 and 2.2.2.
+    """
+    p = as_count("stages", stages, minimum=1)
+    m = as_count("microbatches", microbatches, minimum=1)
+    v = as_count("chunks", chunks, minimum=1)
+    if np.any((np.asarray(v) > 1) & (np.asarray(m) % np.asarray(p) != 0)):
+        raise ValueError(f"microbatches={microbatches!r} must be a multiple of stages={stages!r} "
+                         "for the interleaved schedule (chunks > 1)")
+    out = (np.asarray(p) - 1) / (np.asarray(v) * np.asarray(m))
+    return float(out) if np.ndim(out) == 0 else out.astype(float)
