@@ -189,3 +189,46 @@ def test_kv_cache_errors(kw, match):
     args = dict(layers=80, kv_heads=8, head_dim=128, seq_len=4096) | kw
     with pytest.raises(ValueError, match=match):
         kv_cache_bytes(**args)
+
+
+# --- activations (Korthikanti et al. 2022, Table 2) --------------------------------------
+
+def test_activation_memory_table2_forms():
+    from interconnect.memory import activation_memory as act
+
+    s, b, h, a, t = 2048, 1, 12288, 96, 8  # GPT-3 175B (Korthikanti et al. 2022, sec. 5)
+    sbh = s * b * h
+    assert 5 * a * s / h == 80  # the paper's 5as/h = 80 for GPT-3
+    assert act(s, b, h, a) == pytest.approx(sbh * (34 + 80))
+    assert act(s, b, h, a, tp=t) == pytest.approx(sbh * (10 + 24 / t + 80 / t))
+    assert act(s, b, h, a, tp=t, sequence_parallel=True) == pytest.approx(sbh * (34 / t + 80 / t))
+    assert act(s, b, h, a, tp=t, recompute="selective") == pytest.approx(sbh * (10 + 24 / t))
+    assert act(s, b, h, a, tp=t, sequence_parallel=True, recompute="selective") == pytest.approx(sbh * 34 / t)
+    assert act(s, b, h, a, tp=t, recompute="full") == pytest.approx(2 * sbh)
+    # eq. 5: the first pipeline stage holds L layers' worth; interleaving adds (1 + (p-1)/(p m))
+    L, p, m = 96, 8, 64
+    base = act(s, b, h, a, layers=L, tp=t, sequence_parallel=True)
+    assert base == pytest.approx(sbh * L / t * (34 + 80))
+    assert act(s, b, h, a, layers=L, tp=t, sequence_parallel=True, pipeline_stages=p, microbatches=m,
+               chunks=2) == pytest.approx(base * (1 + (p - 1) / (p * m)))
+
+
+def test_selective_recompute_removes_about_70_percent_for_gpt3():
+    # Korthikanti et al. 2022: the attention term is 80 of 114 (about 70 %) of the activations for GPT-3
+    from interconnect.memory import activation_memory as act
+
+    full = act(2048, 1, 12288, 96)
+    sel = act(2048, 1, 12288, 96, recompute="selective")
+    assert 1 - sel / full == pytest.approx(80 / 114)
+    assert 0.69 < 1 - sel / full < 0.71
+
+
+def test_activation_memory_errors():
+    from interconnect.memory import activation_memory as act
+
+    with pytest.raises(ValueError, match="recompute"):
+        act(2048, 1, 1024, 16, recompute="some")
+    with pytest.raises(ValueError, match="microbatches"):
+        act(2048, 1, 1024, 16, chunks=2)
+    with pytest.raises(ValueError, match="heads"):
+        act(2048, 1, 1024, 0)

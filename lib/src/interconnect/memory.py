@@ -21,7 +21,7 @@ import numpy as np
 
 from ._validate import as_count, as_nonnegative, as_positive
 
-__all__ = ["training_memory", "kv_cache_bytes"]
+__all__ = ["training_memory", "kv_cache_bytes", "activation_memory", "RECOMPUTE"]
 
 
 def training_memory(n_params, dp=1, zero_stage=0, optimizer_bytes_per_param=12.0,
@@ -105,3 +105,77 @@ def kv_cache_bytes(layers, kv_heads, head_dim, seq_len, batch=1, bytes_per_eleme
                     ("seq_len", seq_len), ("batch", batch)):
         f = f * as_count(name, v, minimum=1)
     return float(f) if not hasattr(f, "shape") or f.shape == () else f.astype(float)
+
+
+RECOMPUTE = ("none", "selective", "full")
+
+
+def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequence_parallel=False,
+                      recompute="none", pipeline_stages=1, microbatches=None, chunks=1):
+    """Bytes of stored activations of a transformer in 16-bit training, per GPU.
+
+    Per layer (Korthikanti et al. 2022, Table 2; ``s`` sequence, ``b`` microbatch,
+    ``h`` hidden, ``a`` heads, ``t`` tensor-parallel size):
+
+    * no parallelism: ``s b h (34 + 5 a s / h)``
+    * tensor parallel: ``s b h (10 + 24 / t + 5 a s / (h t))``
+    * tensor + sequence parallel: ``s b h (34 / t + 5 a s / (h t))``
+    * selective recomputation drops the ``5 a s / h`` attention term (the softmax and
+      dropout of the attention scores are recomputed): ``s b h (10 + 24 / t)``, or
+      ``s b h 34 / t`` with sequence parallelism;
+    * full recomputation keeps only each layer's input: ``2 s b h``.
+
+    With 1F1B pipelining the first stage holds ``p`` microbatches of ``L / p`` layers,
+    i.e. ``L`` layers' worth (eq. 5), so pass the model's total ``layers``; the
+    interleaved schedule multiplies by ``1 + (p - 1) / (p m)``.
+
+    Parameters
+    ----------
+    seq_len, microbatch, hidden, heads, layers, tp : int
+        >= 1.
+    sequence_parallel : bool
+    recompute : {"none", "selective", "full"}
+    pipeline_stages : int
+        p, >= 1.
+    microbatches : int, optional
+        m, needed when ``chunks > 1``.
+    chunks : int
+        Model chunks per stage of the interleaved schedule (1: not interleaved).
+
+    Returns
+    -------
+    float
+        Bytes.
+
+    References
+    ----------
+    V. Korthikanti et al., "Reducing Activation Recomputation in Large Transformer
+    Models", MLSys 2023 (arXiv:2205.05198), Table 2 and eqs. (1)-(6).
+    """
+    s = as_count("seq_len", seq_len)
+    b = as_count("microbatch", microbatch)
+    h = as_count("hidden", hidden)
+    a = as_count("heads", heads)
+    L = as_count("layers", layers)
+    t = as_count("tp", tp)
+    p = as_count("pipeline_stages", pipeline_stages)
+    v = as_count("chunks", chunks)
+    if recompute not in RECOMPUTE:
+        raise ValueError(f"recompute={recompute!r} is unknown; allowed: {', '.join(RECOMPUTE)}")
+    if not isinstance(sequence_parallel, (bool, np.bool_)):
+        raise ValueError(f"sequence_parallel={sequence_parallel!r} is not a bool")
+    sbh = float(s) * b * h
+    attn = 5.0 * a * s / (h * t)
+    if recompute == "full":
+        per_layer = 2.0 * sbh
+    elif sequence_parallel:
+        per_layer = sbh * (34.0 / t + (attn if recompute == "none" else 0.0))
+    else:
+        per_layer = sbh * (10.0 + 24.0 / t + (attn if recompute == "none" else 0.0))
+    total = per_layer * L
+    if v > 1:
+        if microbatches is None:
+            raise ValueError("microbatches=None: the interleaved schedule (chunks > 1) needs the number of microbatches")
+        m = as_count("microbatches", microbatches)
+        total *= 1.0 + (p - 1) / (p * m)
+    return float(total)
