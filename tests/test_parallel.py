@@ -235,3 +235,32 @@ def test_pipeline_bubble_rejects_bad_input():
         bubble(4, 6, chunks=2)  # interleaving needs m a multiple of p
     with pytest.raises(ValueError, match="stages"):
         bubble(0, 4)
+
+
+# --- Narayanan et al. 2021, Table 1: parameter counts from eq. (2) -------------------------
+# (billions, heads, hidden, layers) with V = 51200, s = 2048; the table prints 4 significant figures
+NARAYANAN_TABLE1 = [(1.7, 24, 2304, 24), (3.6, 32, 3072, 30), (7.5, 32, 4096, 36), (18.4, 48, 6144, 40),
+                    (39.1, 64, 8192, 48), (76.1, 80, 10240, 60), (145.6, 96, 12288, 80),
+                    (310.1, 128, 16384, 96), (529.6, 128, 20480, 105), (1008.0, 160, 25600, 128)]
+
+
+@pytest.mark.parametrize("billions, heads, hidden, layers", NARAYANAN_TABLE1)
+def test_transformer_params_reproduce_narayanan_table1(billions, heads, hidden, layers):
+    from interconnect.parallel import transformer_params
+
+    got = transformer_params(layers, hidden, 51200, 2048) / 1e9
+    assert got == pytest.approx(billions, abs=0.051)
+
+
+def test_iteration_flops_megatron_gpt3_days():
+    # Narayanan et al. 2021 sec. 5.1: end-to-end time ~ 8 T P / (n X); GPT-3 175B on 1024 A100s at
+    # 140 TFLOP/s for 300B tokens: "about 34 days". eq. (3) per iteration is ~ 8 x params x tokens
+    from interconnect.parallel import iteration_flops, transformer_params
+
+    P = transformer_params(96, 12288, 51200, 2048)
+    F = iteration_flops(1536, 2048, 96, 12288, 51200)
+    assert F / (1536 * 2048 * P) == pytest.approx(8.0, rel=0.03)
+    days = 8 * 300e9 * 175e9 / (1024 * 140e12) / 86400
+    assert days == pytest.approx(34, abs=1)
+    # model FLOPs (no recomputation) are 3/4 of it up to the logit term
+    assert iteration_flops(1536, 2048, 96, 12288, 51200, recompute=False) / F == pytest.approx(0.75, rel=0.01)

@@ -24,7 +24,7 @@ from ._validate import as_count, as_fraction, as_nonnegative, as_positive
 from .collectives import collective_time
 
 __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency", "dp_step", "dp_break_even_tokens",
-           "pipeline_bubble_fraction"]
+           "pipeline_bubble_fraction", "transformer_params", "iteration_flops"]
 
 
 def model_flops_per_token(n_params, n_layers=None, d_model=None, seq_len=None, training=True):
@@ -255,3 +255,60 @@ def pipeline_bubble_fraction(stages, microbatches, chunks=1):
                          "for the interleaved schedule (chunks > 1)")
     out = (np.asarray(p) - 1) / (np.asarray(v) * np.asarray(m))
     return float(out) if np.ndim(out) == 0 else out.astype(float)
+
+
+def transformer_params(layers, hidden, vocab, seq_len):
+    """Parameters of a GPT-style transformer: ``12 l h^2 (1 + 13/(12 h) + (V + s)/(12 l h))``.
+
+    Attention and MLP weights and biases (``12 h^2 + 13 h`` per layer), the token
+    embedding ``V h`` and the learned position embedding ``s h``.
+
+    Parameters
+    ----------
+    layers, hidden, vocab, seq_len : int
+        l, h, V, s; all >= 1.
+
+    References
+    ----------
+    Narayanan et al. (2021), eq. (2) and Table 1.
+    """
+    L = as_count("layers", layers)
+    h = as_count("hidden", hidden)
+    V = as_count("vocab", vocab)
+    s = as_count("seq_len", seq_len)
+    out = 12.0 * np.asarray(L) * np.asarray(h, dtype=float) ** 2 * (
+        1.0 + 13.0 / (12.0 * np.asarray(h)) + (np.asarray(V) + np.asarray(s)) / (12.0 * np.asarray(L) * np.asarray(h)))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def iteration_flops(batch, seq_len, layers, hidden, vocab, recompute=True):
+    """FLOPs of one training iteration of a GPT-style transformer (matrix multiplies only).
+
+    ``96 B s l h^2 (1 + s/(6h) + V/(16 l h))`` with full activation recomputation
+    (an extra forward pass, so 4 passes' worth); without recomputation the factor is
+    72 instead of 96 and the logit term ``V/(12 l h)`` (Korthikanti et al. 2022, App. A).
+
+    Parameters
+    ----------
+    batch : int
+        Global batch size B, in sequences.
+    seq_len, layers, hidden, vocab : int
+    recompute : bool
+        Count the recomputed forward pass (hardware FLOPs, Narayanan's eq. 3) if True;
+        model FLOPs otherwise.
+
+    References
+    ----------
+    Narayanan et al. (2021), eq. (3); Korthikanti et al. (2022), Appendix A.
+    """
+    B = as_count("batch", batch)
+    s = as_count("seq_len", seq_len)
+    L = as_count("layers", layers)
+    h = as_count("hidden", hidden)
+    V = as_count("vocab", vocab)
+    hf = np.asarray(h, dtype=float)
+    if recompute:
+        out = 96.0 * B * s * L * hf**2 * (1.0 + s / (6.0 * hf) + V / (16.0 * L * hf))
+    else:
+        out = 72.0 * B * s * L * hf**2 * (1.0 + s / (6.0 * hf) + V / (12.0 * L * hf))
+    return float(out) if np.ndim(out) == 0 else out
