@@ -1589,12 +1589,13 @@ def draw(g, ax=None, title=None, labels=True):
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
               fontsize=8.5, borderaxespad=0.2)
     ax.set_title(g.graph.get("name", "topology") if title is None else title)
-    ax.set_aspect("equal", adjustable="datalim")
     pad = 0.5
     if extra:
         xs = np.concatenate([xs, [p[0] for p in extra]])
         ys = np.concatenate([ys, [p[1] for p in extra]])
     ax.set_xlim(xs.min() - pad, xs.max() + pad)
     ax.set_ylim(ys.min() - pad, ys.max() + pad + (0.8 if g.graph.get("builder") == "cluster" else 0))
+    # equal scales by shrinking the box (limits are fixed, so "datalim" would be ignored with a warning)
+    ax.set_aspect("equal", adjustable="box")
     ax.set_axis_off()
     return ax
