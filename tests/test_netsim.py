@@ -770,3 +770,40 @@ def _bench(repeat=5):
 if __name__ == "__main__":
     for k, v in _bench().items():
         print(f"{k:34s} {v:.6g}")
+
+
+# --- several rings at once (NCCL channels) ------------------------------------------------
+
+def test_simulate_rings_one_ring_equals_simulate_collective():
+    from interconnect import topology
+
+    g = topology.dgx1_hybrid_cube_mesh()
+    order = [f"gpu{i}" for i in (0, 3, 2, 1, 5, 6, 7, 4)]
+    one = ns.simulate_rings(g, 2**28, [order])
+    ref = ns.simulate_collective(g, "allreduce", 2**28, ranks=order)
+    assert one.time == pytest.approx(ref.time, rel=1e-12)
+
+
+def test_simulate_rings_split_bytes_and_conserve_them():
+    # a ring and its reverse on an 8-GPU ring graph use opposite directions of every link:
+    # no sharing, so two rings each carrying half the bytes finish in about half the bandwidth time
+    n = 8
+    g = nx.cycle_graph([f"g{i}" for i in range(n)])
+    nx.set_edge_attributes(g, 1e10, "bandwidth")
+    nx.set_edge_attributes(g, 0.0, "latency")
+    nx.set_edge_attributes(g, 1, "count")
+    order = [f"g{i}" for i in range(n)]
+    one = ns.simulate_rings(g, 1e9, [order])
+    two = ns.simulate_rings(g, 1e9, [order, order[::-1]])
+    assert two.time == pytest.approx(one.time / 2, rel=1e-9)
+    assert sum(two.sim.nbytes) == pytest.approx(sum(one.sim.nbytes), rel=1e-12)
+
+
+def test_simulate_rings_rejects_rings_over_different_ranks():
+    g = nx.cycle_graph(4)
+    nx.set_edge_attributes(g, 1e9, "bandwidth")
+    nx.set_edge_attributes(g, 1e-6, "latency")
+    with pytest.raises(ValueError, match="rings\\[1\\]"):
+        ns.simulate_rings(g, 1e6, [[0, 1, 2, 3], [0, 1, 2]])
+    with pytest.raises(ValueError, match="op="):
+        ns.simulate_rings(g, 1e6, [[0, 1, 2, 3]], op="alltoall")

@@ -4,6 +4,7 @@
 
 * :mod:`~interconnect.units`: SI constants and formatting (per direction vs bidirectional).
 * :mod:`~interconnect.links`: layer 1, a catalog of real links with sources.
+* :mod:`~interconnect.signalling`: layer 1 in detail: NRZ/PAM4, encodings, FEC, reach, energy per bit.
 * :mod:`~interconnect.topology`: layer 2, graphs of GPUs, switches and NICs; paths, bisection, ``topo_matrix``.
 * :mod:`~interconnect.transfer`: layer 3, how bytes move (P2P, host staging, GPUDirect RDMA).
 * :mod:`~interconnect.collectives`: layer 4, collective algorithms under the alpha-beta model.
@@ -18,7 +19,7 @@ Plotting (:mod:`~interconnect.plots`), explorers (:mod:`~interconnect.widgets`) 
 helpers (:mod:`~interconnect.book`) are imported on demand.
 """
 
-from . import collectives, devices, links, memory, netsim, parallel, reliability, rendering, topology, transfer, units
+from . import collectives, devices, links, memory, netsim, parallel, reliability, rendering, signalling, topology, transfer, units
 
 __version__ = "0.1.0"
-__all__ = ["units", "links", "topology", "transfer", "collectives", "netsim", "devices", "memory", "parallel", "reliability", "rendering"]
+__all__ = ["units", "links", "signalling", "topology", "transfer", "collectives", "netsim", "devices", "memory", "parallel", "reliability", "rendering"]

@@ -13,7 +13,7 @@ from . import collectives, links, plots
 from .units import fmt_bandwidth, fmt_time, us
 from .widgets import Explorer, Param
 
-__all__ = ["dp_scaling_explorer", "allreduce_explorer"]
+__all__ = ["dp_scaling_explorer", "allreduce_explorer", "topology_load_explorer"]
 
 
 def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
@@ -167,3 +167,233 @@ def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2"
          Param("latency", "latency α per step", tuple(x * us for x in (0.5, 1, 2, 5, 10, 20)), 1 * us, fmt=fmt_time),
          Param("p", "GPUs p", (2, 4, 8, 16, 32, 64), 8)],
         make_figure, static=["bandwidth", "p"], alt=alt)
+
+
+# ---------------------------------------------------------------------------------------
+# chapter "Switching and topology"
+# ---------------------------------------------------------------------------------------
+#: Collectives offered by :func:`topology_load_explorer`: label -> (op, netsim algorithm,
+#: collectives algorithm of the closed form).
+_TOPO_COLLECTIVES = {
+    "ring AllReduce": ("allreduce", "ring", "ring"),
+    "AllToAll": ("alltoall", "direct", "direct"),
+}
+
+
+def _topo_default_cases():
+    """(label, graph, ranks or None, routing) of the explorer's default topologies."""
+    from . import topology as T
+
+    return [
+        ("Ring of 8 GPUs (NVLink 2)", T.ring(8), None, "shortest"),
+        ("DGX-1, ranks in index order", T.dgx1_hybrid_cube_mesh(), None, "shortest"),
+        ("DGX-1, ring 0-3-2-1-5-6-7-4", T.dgx1_hybrid_cube_mesh(),
+         [f"gpu{i}" for i in (0, 3, 2, 1, 5, 6, 7, 4)], "shortest"),
+        ("PCIe tree, 8 GPUs (PCIe 3.0)", T.pcie_tree(4, 1, 2), None, "shortest"),
+        ("NVSwitch, 8 H100 (NVLink 4)", T.nvswitch(8), None, "shortest"),
+        ("Fat tree k=4, 16 hosts, 1:1", T.fat_tree(4), None, "ecmp"),
+        ("Fat tree k=4, 16 hosts, 2:1", T.fat_tree(4, oversubscription=2), None, "ecmp"),
+    ]
+
+
+def _topo_closed_form(g, ranks, op, algorithm, nbytes):
+    """Alpha-beta time with B = the narrowest shortest path between ring neighbours
+    (bytes/s per direction) and alpha = the longest such path latency."""
+    from . import topology as T
+
+    pairs = list(zip(ranks, ranks[1:] + ranks[:1]))
+    bw = min(T.path_bandwidth(g, a, b) for a, b in pairs)
+    lat = max(T.path_latency(g, a, b) for a, b in pairs)
+    return collectives.collective_time(op, nbytes, len(ranks), bw, lat, algorithm), bw
+
+
+def _topo_layout(g, box=(0.0, 0.0, 10.0, 5.6)):
+    """Node positions of ``g`` scaled (aspect kept) and centred into ``box``."""
+    import networkx as nx
+
+    pos = {n: d.get("pos") for n, d in g.nodes(data=True)}
+    if any(p is None for p in pos.values()):
+        pos = nx.spring_layout(g, seed=1)
+    xy = np.array([pos[n] for n in g.nodes], dtype=float)
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    x0, y0, x1, y1 = box
+    s = min((x1 - x0) / span[0], (y1 - y0) / span[1])
+    centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    out = (xy - (lo + hi) / 2) * s + centre
+    return {n: out[i] for i, n in enumerate(g.nodes)}
+
+
+def _topo_segment(p, q, rad=0.0, n=17):
+    """A straight segment or, for ``rad != 0``, the quadratic arc that matplotlib's
+    ``arc3`` connection style draws (control point ``rad`` x the length off the middle)."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    if not rad:
+        return np.array([p, q])
+    c = (p + q) / 2 + rad * np.array([q[1] - p[1], -(q[0] - p[0])])
+    t = np.linspace(0.0, 1.0, n)[:, None]
+    return (1 - t) ** 2 * p + 2 * (1 - t) * t * c + t ** 2 * q
+
+
+def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ring AllReduce", "AllToAll")):
+    """Per-link load of a collective drawn on its topology, and the simulated time
+    against the alpha-beta closed form (chapter "Switching and topology").
+
+    Sliders: the topology and the collective. Every (topology, collective) pair is
+    simulated once, at construction, with :func:`interconnect.netsim.simulate_collective`
+    (ring AllReduce; AllToAll with all messages in flight at once); ``update`` only
+    recolours the drawing. Each edge is coloured and widened by the utilisation of its
+    busier direction (bytes carried / (per-direction bandwidth x makespan)). The closed
+    form is :func:`interconnect.collectives.collective_time` (ring AllReduce; pairwise
+    AllToAll) with one uncontended port per rank whose bandwidth is the narrowest
+    shortest path between consecutive ranks (:func:`interconnect.topology.path_bandwidth`)
+    and whose latency is the longest such path's.
+
+    Parameters
+    ----------
+    nbytes : float
+        Size of the collective in bytes (nccl-tests convention).
+    cases : sequence of (label, graph, ranks or None, routing), optional
+        Topologies offered; default: ring of 8, DGX-1 with two rank orders, an 8-GPU
+        PCIe tree, an 8-GPU NVSwitch board, and k = 4 fat trees at 1:1 and 2:1 (with
+        seeded ECMP routing). ``ranks=None`` takes the GPUs (or hosts) in index order.
+    collective_names : sequence of str
+        Keys of ``_TOPO_COLLECTIVES``.
+    """
+    import matplotlib as mpl
+    from matplotlib.collections import LineCollection
+    from matplotlib.legend import Legend
+    from matplotlib.lines import Line2D
+
+    from . import netsim
+    from . import topology as T
+    from .topology import _KIND_STYLE
+    from .units import fmt_bytes
+
+    cases = list(_topo_default_cases() if cases is None else cases)
+    if not cases:
+        raise ValueError("cases is empty; give at least one (label, graph, ranks, routing)")
+    for c in collective_names:
+        if c not in _TOPO_COLLECTIVES:
+            raise ValueError(f"collective_names contains {c!r}; allowed: {tuple(_TOPO_COLLECTIVES)}")
+    labels = [c[0] for c in cases]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"cases have repeated labels {labels}")
+
+    # the slow part, once: every simulation and closed form
+    results = {}
+    for label, g, ranks, routing in cases:
+        rk = list(T.endpoints(g) if ranks is None else ranks)
+        for cname in collective_names:
+            op, alg, cf_alg = _TOPO_COLLECTIVES[cname]
+            res = netsim.simulate_collective(g, op, nbytes, ranks=rk, algorithm=alg, routing=routing, seed=0)
+            t_cf, bw_cf = _topo_closed_form(g, rk, op, cf_alg, nbytes)
+            util = res.sim.link_utilisation
+            per_edge = np.array([max(util.get((u, v), 0.0), util.get((v, u), 0.0)) for u, v in g.edges])
+            b = res.sim.bottleneck
+            results[label, cname] = dict(time=res.time, busbw=res.busbw, closed=t_cf, bw=bw_cf, util=per_edge,
+                                         bottleneck=b, bottleneck_util=util.get(b, 0.0) if b else 0.0,
+                                         p=len(rk), routing=routing)
+    cmap = mpl.colormaps["viridis"]
+    norm = mpl.colors.Normalize(0.0, 1.0)
+
+    def make_figure():
+        plots.use_style()
+        fig = plt.figure(figsize=(10.4, 5.4))
+        gs = fig.add_gridspec(2, 2, width_ratios=(2.5, 1.0), height_ratios=(1.0, 1.45))
+        ax = fig.add_subplot(gs[:, 0])
+        bx = fig.add_subplot(gs[0, 1])
+        ix = fig.add_subplot(gs[1, 1])
+        ax.set_xlim(-0.7, 10.7)
+        ax.set_ylim(-0.7, 6.3)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        ix.set_axis_off()
+        ix.set_xlim(0, 1)
+        ix.set_ylim(0, 1)
+        sm = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
+        cb = fig.colorbar(sm, ax=ax, orientation="horizontal", fraction=0.045, pad=0.02, aspect=40)
+        cb.set_label("utilisation of the busier direction over the run (% of per-direction bandwidth)", fontsize=9)
+        cb.set_ticks([0, 0.25, 0.5, 0.75, 1.0], labels=["0", "25", "50", "75", "100"])
+
+        groups = {}
+        for label, g, _ranks, _routing in cases:
+            pos = _topo_layout(g)
+            arcs = g.graph.get("draw_arcs", {})
+            segs = []
+            for u, v in g.edges:
+                rad = arcs.get((u, v), -arcs[(v, u)] if (v, u) in arcs else 0.0)
+                segs.append(_topo_segment(pos[u], pos[v], rad))
+            lc = LineCollection(segs, colors=[cmap(0.0)] * len(segs), linewidths=1.0, capstyle="round", zorder=1)
+            ax.add_collection(lc)
+            art = [lc]
+            n_nodes = g.number_of_nodes()
+            scale = 1.0 if n_nodes <= 16 else max(0.3, (16 / n_nodes) ** 0.8)
+            handles = []
+            for kind in T.KINDS:
+                ns = [n for n, d in g.nodes(data=True) if d.get("kind") == kind]
+                if not ns:
+                    continue
+                col, marker, size, name = _KIND_STYLE[kind]
+                art.append(ax.scatter([pos[n][0] for n in ns], [pos[n][1] for n in ns], s=size * scale, c=col,
+                                      marker=marker, edgecolors="white", linewidths=1.0, zorder=3))
+                handles.append(Line2D([], [], ls="", marker=marker, color=col, markersize=8, label=name))
+            for n, d in g.nodes(data=True):
+                if d.get("kind") in ("gpu", "host"):
+                    art.append(ax.text(pos[n][0], pos[n][1], str(d.get("index", "")), ha="center", va="center",
+                                       color="white", fontsize=8 if scale >= 0.8 else 6, fontweight="bold",
+                                       zorder=4))
+            leg = Legend(ix, handles, [h.get_label() for h in handles], loc="lower left", fontsize=8.5,
+                         frameon=False, ncols=2, bbox_to_anchor=(-0.05, -0.02), handletextpad=0.3,
+                         columnspacing=0.8, title="node kinds", title_fontsize=8.5)
+            ix.add_artist(leg)
+            art.append(leg)
+            groups[label] = (lc, art)
+        head = ax.set_title(" ")
+
+        # time bars on a fixed log axis
+        bars = bx.barh([1, 0], [1e-4, 1e-4], left=1e-5, height=0.6, color=[plots.PALETTE[0], plots.PALETTE[1]])
+        bx.set_xscale("log")
+        bx.set_xlim(1e-4, 1e-1)
+        bx.set_ylim(-0.6, 1.6)
+        bx.set_yticks([1, 0], ["simulated", "closed form"])
+        plots.time_axis(bx, axis="x")
+        bx.set_title("time of the collective", fontsize=10)
+        bx.grid(axis="y", visible=False)
+        note = ix.text(0.0, 0.98, "", ha="left", va="top", fontsize=9, transform=ix.transAxes, linespacing=1.45)
+
+        def update(topology, collective):
+            r = results[topology, collective]
+            for label, (lc, art) in groups.items():
+                on = label == topology
+                for a in art:
+                    a.set_visible(on)
+            lc, _ = groups[topology]
+            lc.set_colors(cmap(norm(r["util"])))
+            lc.set_linewidths(0.8 + 5.2 * np.clip(r["util"], 0, 1))
+            head.set_text(f"{topology}: {collective} of {fmt_bytes(nbytes)}")
+            bars[0].set_width(r["time"] - 1e-5)
+            bars[1].set_width(r["closed"] - 1e-5)
+            u, v = r["bottleneck"] if r["bottleneck"] else ("-", "-")
+            note.set_text(
+                f"{r['p']} ranks, routing: {'seeded ECMP' if r['routing'] == 'ecmp' else 'shortest path'}\n"
+                f"simulated: {fmt_time(r['time'])} (busbw {fmt_bandwidth(r['busbw'])})\n"
+                f"closed form: {fmt_time(r['closed'])}\n"
+                f"   with B = {fmt_bandwidth(r['bw'])}\n"
+                f"simulated / closed form = {r['time'] / r['closed']:.2f}\n"
+                f"busiest link: {u} → {v}, {100 * r['bottleneck_util']:.0f} %")
+            return [*(a for _, art in groups.values() for a in art), head, bars[0], bars[1], note]
+
+        return fig, update
+
+    def alt(topology, collective):
+        r = results[topology, collective]
+        return (f"The {topology} topology drawn with each link coloured by its utilisation during a {collective} of "
+                f"{fmt_bytes(nbytes)}; the busiest link is {r['bottleneck'][0]} to {r['bottleneck'][1]}. "
+                f"Simulated time {fmt_time(r['time'])} against {fmt_time(r['closed'])} from the closed form.")
+
+    return Explorer(
+        "Link load of a collective on a topology",
+        [Param("topology", "topology", tuple(labels), labels[0]),
+         Param("collective", "collective", tuple(collective_names), collective_names[0])],
+        make_figure, static=["topology", "collective"], alt=alt)

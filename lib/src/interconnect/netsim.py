@@ -86,7 +86,7 @@ from ._validate import as_count, as_nonnegative, choice, is_number
 
 __all__ = [
     "Flow", "SimResult", "Schedule", "CollectiveResult", "APPLICABLE", "DESCRIPTION",
-    "simulate", "simulate_collective", "schedule", "run_collective", "max_min_rates",
+    "simulate", "simulate_collective", "simulate_rings", "schedule", "run_collective", "max_min_rates",
     "plot_timeline", "plot_link_load",
 ]
 
@@ -1252,6 +1252,63 @@ def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, r
                            sch.dep_ptr, sch.dep_idx, routing, seed, None, sch.phases, sch.phase)
     return CollectiveResult(time=sim.makespan, op=sch.op, algorithm=sch.algorithm, nbytes=nbytes,
                             ranks=tuple(ranks), chunks=sch.chunks, schedule=sch, sim=sim)
+
+
+def simulate_rings(g, nbytes, rings, weights=None, op="allreduce", chunks=1, routing="shortest", seed=0):
+    """Several ring collectives at once on one topology, as NCCL runs several channels.
+
+    The ``nbytes`` are split among the rings (in proportion to ``weights``), each part
+    runs the ring schedule of ``op`` on its own ring order, and all flows go into one
+    :func:`simulate` run, so rings that cross the same link share it.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    nbytes : float
+        Size of the full vector, bytes (nccl-tests convention).
+    rings : sequence of sequence of nodes
+        Each a ring order over the same set of ranks (e.g. a ring and its reverse).
+    weights : sequence of float, optional
+        Share of the bytes per ring; default each ring's bottleneck bandwidth (the
+        narrowest edge on the shortest paths between its neighbours), as NCCL sizes
+        channels by the bandwidth it finds.
+    op : {"allreduce", "allgather", "reducescatter"}
+    chunks, routing, seed
+        As for :func:`simulate_collective`.
+
+    Returns
+    -------
+    CollectiveResult
+        ``time`` is when the last ring finishes; ``schedule`` is the first ring's.
+    """
+    from .topology import path_bandwidth
+
+    if op not in ("allreduce", "allgather", "reducescatter"):
+        raise ValueError(f"op={op!r} is not a ring collective here; allowed: allreduce, allgather, reducescatter")
+    nbytes = float(as_nonnegative("nbytes", nbytes, "bytes"))
+    rings = [list(r) for r in rings]
+    if not rings:
+        raise ValueError("rings=[] is empty; give at least one ring order")
+    members = set(rings[0])
+    for k, r in enumerate(rings):
+        if len(set(r)) != len(r) or set(r) != members:
+            raise ValueError(f"rings[{k}]={r!r} must visit the same ranks as rings[0], each once")
+    if weights is None:
+        weights = [min(path_bandwidth(g, a, b) for a, b in zip(r, r[1:] + r[:1])) for r in rings]
+    weights = np.asarray([float(as_nonnegative(f"weights[{k}]", w)) for k, w in enumerate(weights)])
+    if len(weights) != len(rings) or weights.sum() <= 0:
+        raise ValueError(f"weights={weights.tolist()!r} needs one non-negative weight per ring, not all zero")
+    flows = []
+    sch0 = None
+    for ring, w in zip(rings, weights):
+        sch = schedule(op, len(ring), "ring", chunks)
+        sch0 = sch0 or sch
+        offset = len(flows)
+        for f in sch.to_flows(nbytes * w / weights.sum(), ring):
+            flows.append(Flow(f.src, f.dst, f.nbytes, f.start, tuple(d + offset for d in f.deps), f.tag))
+    sim = simulate(g, flows, routing=routing, seed=seed)
+    return CollectiveResult(time=sim.makespan, op=op, algorithm="ring", nbytes=nbytes, ranks=tuple(rings[0]),
+                            chunks=sch0.chunks, schedule=sch0, sim=sim)
 
 
 def _bounds(length, pieces, chunks):
