@@ -582,3 +582,29 @@ def test_in_network_rejects_ops_without_an_in_network_form():
         coll.in_network_time("alltoall", 1e6, 8, 1e9, 1e-6)
     with pytest.raises(ValueError, match="switch_latency"):
         coll.in_network_time("allreduce", 1e6, 8, 1e9, 1e-6, switch_latency=-1)
+
+
+# --- hierarchical (two-level) AllReduce ----------------------------------------------------
+
+def test_hierarchical_allreduce_is_the_sum_of_its_phases():
+    n, N, g = 2**30, 8, 8
+    bi, ai, bo, ao = 450e9, 0.6e-6, 50e9, 3e-6
+    t = coll.hierarchical_allreduce_time(n, N, g, bi, ai, bo, ao)
+    expect = (coll.collective_time("reducescatter", n, g, bi, ai) + coll.collective_time("allreduce", n / g, N, bo, ao)
+              + coll.collective_time("allgather", n, g, bi, ai))
+    assert t == pytest.approx(expect, rel=1e-12)
+
+
+def test_hierarchical_allreduce_moves_g_times_fewer_network_bytes():
+    # with free intra-node links and no latency, the network phase carries 2 (N-1)/N n/g per GPU,
+    # against the flat ring's 2 (Ng-1)/(Ng) n over the network link
+    n, N, g, bo = 1e9, 16, 8, 50e9
+    t_h = coll.hierarchical_allreduce_time(n, N, g, 1e30, 0.0, bo, 0.0)
+    assert t_h == pytest.approx(2 * (N - 1) / N * n / g / bo, rel=1e-9)
+    flat = coll.collective_time("allreduce", n, N * g, bo, 0.0)
+    assert flat / t_h == pytest.approx(g * (N * g - 1) / (N * g) * N / (N - 1), rel=1e-9)
+
+
+def test_hierarchical_allreduce_single_node_is_rs_plus_ag():
+    t = coll.hierarchical_allreduce_time(1e9, 1, 8, 300e9, 1e-6, 25e9, 5e-6)
+    assert t == pytest.approx(coll.collective_time("allreduce", 1e9, 8, 300e9, 1e-6), rel=1e-12)

@@ -101,7 +101,7 @@ _BUS_FACTOR = {
 __all__ = [
     "OPS", "ALGORITHMS", "APPLICABLE", "DESCRIPTION", "cost_terms", "collective_time",
     "algorithm_bandwidth", "bus_bandwidth", "bus_factor", "best_algorithm", "crossover_size",
-    "IN_NETWORK_OPS", "in_network_time",
+    "IN_NETWORK_OPS", "in_network_time", "hierarchical_allreduce_time",
 ]
 
 
@@ -453,3 +453,52 @@ def in_network_time(op, nbytes, p, bandwidth, latency, switch_latency=0.0):
     t = 2.0 * latency + switch_latency + b * nbytes / bandwidth
     t = np.where(pf == 1, 0.0, t)
     return float(t) if np.ndim(t) == 0 else t
+
+
+def hierarchical_allreduce_time(nbytes, nodes, gpus_per_node, intra_bandwidth, intra_latency,
+                                inter_bandwidth, inter_latency, gamma=0.0):
+    """Two-level AllReduce: ReduceScatter inside each node, AllReduce across nodes on every
+    rail, AllGather inside each node (ring algorithms at both levels).
+
+    With ``g`` GPUs per node and ``N`` nodes, each GPU first reduce-scatters the
+    ``n``-byte vector over its node's fast links (keeping ``n/g`` summed bytes), the
+    ``g`` rails (GPU ``i`` of every node, each with its own NIC) then allreduce their
+    ``n/g`` bytes across the ``N`` nodes in parallel, and a final AllGather inside the
+    node restores the full vector:
+
+    ``T = T_RS(n, g, B_intra) + T_AR(n/g, N, B_inter) + T_AG(n, g, B_intra)``.
+
+    The network carries ``2 (N-1)/N n/g`` bytes per GPU instead of a flat ring's
+    ``2 (Ng-1)/(Ng) n`` through the slowest link: ``g`` times less.
+
+    Parameters
+    ----------
+    nbytes : float or array
+        Full vector size, bytes.
+    nodes, gpus_per_node : int
+        N >= 1 and g >= 1.
+    intra_bandwidth, intra_latency : float
+        Per-direction bandwidth (bytes/s) and latency (s) of a GPU's link inside a node.
+    inter_bandwidth, inter_latency : float
+        The same for a GPU's share of the network (its NIC).
+    gamma : float
+        Reduction time per byte, s/byte.
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    References
+    ----------
+    Thakur et al. (2005) for each phase; the two-level scheme is NCCL's and Horovod's
+    hierarchical AllReduce (A. Sergeev and M. Del Balso, arXiv:1802.05799, 2018).
+    """
+    N = as_count("nodes", nodes, minimum=1)
+    g = as_count("gpus_per_node", gpus_per_node, minimum=1)
+    nbytes = as_positive("nbytes", nbytes, "bytes")
+    rs = collective_time("reducescatter", nbytes, g, intra_bandwidth, intra_latency, "ring", gamma)
+    ar = collective_time("allreduce", nbytes / np.asarray(g, dtype=float), N, inter_bandwidth, inter_latency, "ring", gamma)
+    ag = collective_time("allgather", nbytes, g, intra_bandwidth, intra_latency, "ring")
+    out = rs + ar + ag
+    return float(out) if np.ndim(out) == 0 else out
