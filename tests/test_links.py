@@ -19,7 +19,8 @@ PCIE_YEAR = {1: 2003, 2: 2007, 3: 2010, 4: 2017, 5: 2019, 6: 2022}
 WIDTHS = (1, 4, 8, 16)
 
 REQUIRED = (
-    [f"pcie{g}x{w}" for g in range(1, 7) for w in WIDTHS]
+    ["pci-32-33", "pci-64-66", "agp-1x", "agp-2x", "agp-4x", "agp-8x"]
+    + [f"pcie{g}x{w}" for g in range(1, 7) for w in WIDTHS]
     + [f"nvlink{g}-link" for g in range(1, 6)] + [f"nvlink{g}" for g in range(1, 6)]
     + ["nvlink-bridge-2080ti", "nvlink-bridge-3090", "sli", "sli-hb", "crossfire",
        "crossfire-xdma"]
@@ -42,7 +43,7 @@ def test_names_unique_and_lowercase():
 
 
 def test_families_and_order():
-    assert families() == ("PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")
+    assert families() == ("PCI", "PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")
     assert FAMILIES == families()
     order = {f: i for i, f in enumerate(families())}
     keys = [(order[l.family], l.year, l.bandwidth) for l in ALL]
@@ -72,11 +73,14 @@ def test_entry_invariants(link):
     assert link.source.strip()
     assert link.notes.strip()
     assert link.label.strip()
-    assert 1995 <= link.year <= 2026
+    assert 1990 <= link.year <= 2026
     assert link.latency > 0 and link.latency < 1e-4          # below 100 us
     assert link.bandwidth > 0
     # bidirectional is derived, always exactly twice per direction
-    assert link.bidirectional_bandwidth == 2 * link.bandwidth
+    # bidirectional is derived: twice per direction for full-duplex links, equal for the
+    # half-duplex parallel buses (PCI, AGP), whose bandwidth is already the total
+    assert link.bidirectional_bandwidth == (2 if link.duplex else 1) * link.bandwidth
+    assert link.duplex == (link.family != "PCI")
     # usable never exceeds raw signalling
     if link.raw_bandwidth is not None:
         assert link.bandwidth <= link.raw_bandwidth * (1 + 1e-12)
@@ -427,3 +431,24 @@ def test_no_nan():
     for link in ALL:
         for v in (link.bandwidth, link.latency, link.bidirectional_bandwidth):
             assert math.isfinite(v)
+
+
+# --------------------------------------------------------------------------- PCI and AGP
+@pytest.mark.parametrize("name, mb_per_s", [
+    # PCI Local Bus spec: 32 bits x 33.33 MHz = 133 MB/s; 64 bits x 66.67 MHz = 533 MB/s
+    ("pci-32-33", 133.33), ("pci-64-66", 533.33),
+    # Intel AGP specs 1.0 / 2.0 / 3.0: 32 bits at 66.67 MHz, 1, 2, 4, 8 transfers per clock
+    ("agp-1x", 266.67), ("agp-2x", 533.33), ("agp-4x", 1066.67), ("agp-8x", 2133.33),
+])
+def test_parallel_bus_rates(name, mb_per_s):
+    link = get_link(name)
+    assert link.bandwidth / 1e6 == pytest.approx(mb_per_s, abs=0.01)
+    # width x transfers/s: every data line carries one bit per transfer
+    assert link.bandwidth == pytest.approx(link.lanes * link.lane_rate / 8, rel=1e-12)
+    assert not link.duplex and link.bidirectional_bandwidth == link.bandwidth
+
+
+def test_agp_8x_is_half_of_pcie1_x16_per_direction():
+    # AGP 8x (2.13 GB/s, shared) vs PCIe 1.0 x16 (4 GB/s in each direction at once)
+    assert get_link("pcie1x16").bidirectional_bandwidth / get_link("agp-8x").bidirectional_bandwidth == pytest.approx(
+        3.75, rel=1e-9)

@@ -51,8 +51,10 @@ def test_row_fields_copy_the_link(row):
 
 @pytest.mark.parametrize("row", links.table(), ids=lambda r: r["name"])
 def test_bidirectional_is_twice_per_direction(row):
-    # links module convention: bidirectional is derived, always 2 x per direction
-    assert row["bidirectional_bandwidth"] == pytest.approx(2.0 * row["bandwidth"], rel=1e-12)
+    # links module convention: bidirectional is derived, 2 x per direction for full-duplex links;
+    # the half-duplex parallel buses (PCI, AGP) carry one direction at a time: equal
+    factor = 2.0 if links.get_link(row["name"]).duplex else 1.0
+    assert row["bidirectional_bandwidth"] == pytest.approx(factor * row["bandwidth"], rel=1e-12)
 
 
 @pytest.mark.parametrize("row", [r for r in links.table()
@@ -75,7 +77,7 @@ def test_per_gpu_nvlink_is_links_times_lanes_times_rate(row):
 
 def test_the_formula_check_covers_every_coded_family():
     checked = {r["family"] for r in links.table() if r["lanes"] and r["lane_rate"] and r["efficiency"]}
-    assert checked == {"PCIe", "InfiniBand", "Ethernet"}
+    assert checked == {"PCI", "PCIe", "InfiniBand", "Ethernet"}
 
 
 def test_lane_rate_unit_follows_the_family():

@@ -61,7 +61,7 @@ from .units import GB, Gbps, GT, MB, us
 __all__ = ["Link", "get_link", "catalog", "families", "FAMILIES", "PCIE6_FLIT"]
 
 #: Families in catalog order.
-FAMILIES = ("PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")
+FAMILIES = ("PCI", "PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,10 @@ class Link:
         GPU the per-GPU NVLink figure applies to.
     notes : str
         Caveats: conflicts between sources, measured vs peak, basis of latency.
+    duplex : bool
+        True for full-duplex links (every serial link here); False for the shared,
+        half-duplex parallel buses PCI and AGP, whose ``bandwidth`` is the total of
+        both directions.
     """
 
     name: str
@@ -117,6 +121,7 @@ class Link:
     per_link_bandwidth: float | None = None
     gpu: str | None = None
     notes: str = ""
+    duplex: bool = True
 
     def __post_init__(self):
         choice("family", self.family, FAMILIES)
@@ -132,8 +137,12 @@ class Link:
 
     @property
     def bidirectional_bandwidth(self) -> float:
-        """Both directions added, bytes/s: always ``2 * bandwidth``."""
-        return 2.0 * self.bandwidth
+        """Both directions added, bytes/s: ``2 * bandwidth`` for a full-duplex link.
+
+        A half-duplex bus (PCI, AGP: ``duplex=False``) carries one direction at a time,
+        so its ``bandwidth`` is already the total and this equals it.
+        """
+        return (2.0 if self.duplex else 1.0) * self.bandwidth
 
     @property
     def raw_bandwidth(self) -> float | None:
@@ -564,12 +573,54 @@ def _eth_links():
 
 
 # ----------------------------------------------------------------------------------
+# PCI and AGP: the parallel buses before PCIe (half duplex)
+# ----------------------------------------------------------------------------------
+_PCI_SPEC = ("PCI-SIG, PCI Local Bus Specification (Rev. 1.0 1992, 2.0 1993, 2.1 1995 adding 66 MHz "
+             "and 64-bit at 66 MHz); https://pcisig.com/specifications")
+_AGP_SPEC = ("Intel, Accelerated Graphics Port Interface Specification: Rev. 1.0 (31 July 1996; "
+             "1x and 2x), Rev. 2.0 (4 May 1998; 4x), AGP 3.0 (Sept. 2002; 8x)")
+# name: (label, bus width in bytes, clock Hz, transfers per clock, year, source, note)
+_PCI_SPECS = {
+    "pci-32-33": ("PCI 32-bit, 33 MHz", 4, 100e6 / 3, 1, 1992, _PCI_SPEC,
+                  "The shared bus of the 1990s PC: every card on it takes turns."),
+    "pci-64-66": ("PCI 64-bit, 66 MHz", 8, 200e6 / 3, 1, 1995, _PCI_SPEC,
+                  "Servers only (PCI 2.1); PCI-X later raised the clock to 133 MHz."),
+    "agp-1x": ("AGP 1x", 4, 200e6 / 3, 1, 1996, _AGP_SPEC,
+               "A port for one graphics card, 32 bits at 66 MHz, off the PCI bus."),
+    "agp-2x": ("AGP 2x", 4, 200e6 / 3, 2, 1996, _AGP_SPEC, "Two transfers per clock."),
+    "agp-4x": ("AGP 4x", 4, 200e6 / 3, 4, 1998, _AGP_SPEC, "Four transfers per clock, 1.5 V signalling."),
+    "agp-8x": ("AGP 8x", 4, 200e6 / 3, 8, 2002, _AGP_SPEC,
+               "Eight transfers per clock, 0.8 V signalling; replaced by PCIe x16 from 2004."),
+}
+
+
+def _pci_links():
+    out = []
+    for name, (label, width, clock, per_clock, year, source, note) in _PCI_SPECS.items():
+        rate = clock * per_clock  # transfers/s on every data line
+        out.append(Link(
+            name=name, family="PCI", label=label, year=year, bandwidth=width * rate,
+            latency=_LAT_PCIE, source=source, lanes=8 * width, lane_rate=rate,
+            encoding="none (parallel bus)", encoding_efficiency=1.0, duplex=False,
+            notes=" ".join([
+                f"A parallel, half-duplex bus: {8 * width} data lines each carry one bit per "
+                "transfer, in one direction at a time, so bandwidth = width x clock x "
+                "transfers per clock is the total for both directions (bidirectional_bandwidth "
+                "equals it). Arbitration and address phases reduce what a card gets.", note,
+                "Year: specification revision that introduced the mode (sources also give "
+                "1997 for AGP 1.0, its public release).",
+                "Latency: NO published figure used; 1 us is the PCIe model placeholder. "
+                "Do not quote it."])))
+    return out
+
+
+# ----------------------------------------------------------------------------------
 # Catalog
 # ----------------------------------------------------------------------------------
 def _build():
     pcie = _pcie_links()
     pcie3x16 = next(l.bandwidth for l in pcie if l.name == "pcie3x16")
-    links = (pcie + _nvlink_links() + _consumer_nvlink_links()
+    links = (_pci_links() + pcie + _nvlink_links() + _consumer_nvlink_links()
              + _bridge_links(pcie3x16) + _ib_links() + _eth_links())
     order = {f: i for i, f in enumerate(FAMILIES)}
     links.sort(key=lambda l: (order[l.family], l.year, l.bandwidth, l.name))
@@ -590,7 +641,8 @@ def families() -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        ``("PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")``.
+        ``("PCI", "PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")``;
+        "PCI" holds the parallel buses before PCIe (PCI and AGP).
     """
     return FAMILIES
 
@@ -778,10 +830,12 @@ def table(family=None):
 
 
 #: Marker per family for :func:`plot_timeline` (colour is ``PALETTE`` in family order).
-_FAMILY_MARKERS = dict(zip(FAMILIES, ("o", "s", "^", "v", "D", "P")))
+_FAMILY_MARKERS = dict(zip(FAMILIES, ("X", "o", "s", "^", "v", "D", "P")))
 
 #: Entries labelled on the timeline, with the label's offset in points.
 _TIMELINE_LABELS = {
+    "pci-32-33": ("PCI", (-8, 7)),
+    "agp-8x": ("AGP 8x", (-18, 7)),
     "pcie1x16": ("PCIe 1.0", (-20, 7)),
     "pcie2x16": ("PCIe 2.0", (-20, 7)),
     "pcie3x16": ("PCIe 3.0", (-20, 7)),
@@ -814,6 +868,7 @@ _TIMELINE_LINES = ("PCIe", "NVLink", "InfiniBand", "Ethernet")
 
 #: Legend text per family.
 _TIMELINE_LEGEND = {
+    "PCI": "PCI and AGP (shared, half-duplex buses)",
     "PCIe": "PCIe (filled: x16 slot)",
     "NVLink": "NVLink (filled: all links of one GPU)",
     "SLI": "SLI bridge",
@@ -876,7 +931,8 @@ def plot_timeline(ax=None, families=None):
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
 
-    colors = dict(zip(FAMILIES, plots.PALETTE))
+    # PCIe keeps the first colour of the palette; the older buses get black
+    colors = dict(zip(FAMILIES[1:], plots.PALETTE)) | {"PCI": plots.PALETTE[7]}
     for fam in fams:
         members = [l for l in links if l.family == fam]
         head = [l for l in members if _is_headline(l)]
