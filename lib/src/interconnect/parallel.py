@@ -312,3 +312,847 @@ def iteration_flops(batch, seq_len, layers, hidden, vocab, recompute=True):
     else:
         out = 72.0 * B * s * L * hf**2 * (1.0 + s / (6.0 * hf) + V / (12.0 * L * hf))
     return float(out) if np.ndim(out) == 0 else out
+
+
+# =========================================================================================
+# The step-time model of a 3D/4D-parallel (PTD-P + EP + ZeRO) transformer training step
+# =========================================================================================
+#
+# One training iteration on ``n = dp * tp * pp`` GPUs is costed as
+#
+#     total = compute + tp_comm + bubble + pp_comm + ep_comm + dp_comm_exposed
+#
+# * compute: iteration FLOPs (with the recomputation of the layout) over
+#   ``n * peak_flops * gemm_efficiency``;
+# * tp_comm: the tensor-parallel AllReduces (or ReduceScatter + AllGather pairs with sequence
+#   parallelism) inside every layer, on the critical path (Megatron does not overlap them);
+# * bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm)`` (the bubble is
+#   idle time measured in units of the per-microbatch stage time, which includes TP comm;
+#   Narayanan et al. 2021, eq. 1);
+# * pp_comm: point-to-point activations and gradients between stages;
+# * ep_comm: expert-parallel AllToAlls of MoE layers;
+# * dp_comm_exposed: the gradient AllReduce (ZeRO: ReduceScatter/AllGather) left after the
+#   part that overlaps with the backward pass of the last microbatch.
+#
+# Each collective is costed with :func:`interconnect.collectives.collective_time` (ring) on
+# the link the group really spans (see ``_group_link``), at ``comm_efficiency`` of the link
+# peak.
+
+from dataclasses import dataclass, field, replace  # noqa: E402
+
+from . import memory as _memory  # noqa: E402
+
+__all__ += ["Layout", "ModelConfig", "Cluster", "StepTime", "Plan", "RECOMPUTE_MODES",
+            "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
+            "step_flops", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "step_time",
+            "plan", "layout_memory", "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
+            "calibrate", "validation_table"]
+
+RECOMPUTE_MODES = ("none", "selective", "full")
+
+#: Fraction of the dense peak the GEMMs reach, fitted once (least squares on log error) over
+#: all 18 rows of :data:`VALIDATION_ROWS` by :func:`calibrate` (fit: 0.7153; rms log error
+#: 4.7 %, worst row 9.3 %). With the HBM-bound element-wise time costed separately.
+CALIBRATED_GEMM_EFFICIENCY = 0.715
+#: Fraction of the per-direction link peak the collectives reach, fitted together with the
+#: above (fit: 0.5682). For comparison nccl-tests all-reduce busbw on 8xA100 is 78 % of
+#: 300 GB/s (REFERENCES.md sec. 4); the fit also absorbs what the model leaves out
+#: (kernel launch gaps, contention of TP and PP traffic, imperfect overlap).
+CALIBRATED_COMM_EFFICIENCY = 0.568
+
+
+def _check_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r} is not a bool; allowed True or False")
+    return bool(value)
+
+
+def _scalar_count(name, value, minimum=1):
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name}={value!r} must be a single integer >= {minimum}, not an array")
+    return as_count(name, value, minimum)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one training job is split over GPUs (Megatron-LM PTD-P, plus EP and ZeRO).
+
+    Parameters
+    ----------
+    dp, tp, pp : int
+        Data-, tensor- and pipeline-parallel sizes, each >= 1; the job uses
+        ``dp * tp * pp`` GPUs.
+    ep : int
+        Expert-parallel size, >= 1 and a divisor of ``dp`` (experts are spread over
+        data-parallel ranks, as in Megatron-Core / DeepSpeed-MoE).
+    microbatch : int
+        Microbatch size b, in sequences, >= 1.
+    chunks : int
+        Model chunks per pipeline stage v of the interleaved 1F1B schedule (1: plain
+        1F1B); > 1 needs ``pp > 1``.
+    sequence_parallel : bool
+        Megatron sequence parallelism (Korthikanti et al. 2022): the TP AllReduces become
+        ReduceScatter + AllGather pairs of the same bytes.
+    recompute : {"none", "selective", "full"}
+        Activation recomputation.
+    zero_stage : {0, 1, 2, 3}
+        ZeRO partitioning over the ``dp`` ranks (Rajbhandari et al. 2020).
+    dp_overlap : float
+        Fraction in [0, 1] of the backward pass of the *last* microbatch during which
+        the gradient reduction can run in the background (bucketed DDP); 0 (default) is
+        Megatron-LM as of Narayanan et al. (2021), which reduced after the backward pass.
+    bucket_bytes : float
+        Gradient bucket size, bytes > 0 (default 25 MB, PyTorch DDP ``bucket_cap_mb``);
+        each bucket is one collective, so it sets how many latencies are paid.
+    scatter_gather : bool
+        The scatter/gather optimisation of Narayanan et al. (2021, sec. 4.1): across nodes
+        each of the ``tp`` ranks sends ``1/tp`` of the activation, then an NVLink AllGather.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, its value and the allowed range.
+    """
+
+    dp: int
+    tp: int
+    pp: int
+    ep: int = 1
+    microbatch: int = 1
+    chunks: int = 1
+    sequence_parallel: bool = True
+    recompute: str = "selective"
+    zero_stage: int = 0
+    dp_overlap: float = 0.0
+    bucket_bytes: float = 25e6
+    scatter_gather: bool = True
+
+    def __post_init__(self):
+        for name in ("dp", "tp", "pp", "ep", "microbatch", "chunks"):
+            object.__setattr__(self, name, _scalar_count(name, getattr(self, name)))
+        if self.dp % self.ep:
+            raise ValueError(f"ep={self.ep!r} is not allowed; ep must divide dp={self.dp} "
+                             "(experts are spread over data-parallel ranks)")
+        if self.chunks > 1 and self.pp == 1:
+            raise ValueError(f"chunks={self.chunks!r} is not allowed with pp=1; the interleaved schedule needs pp > 1")
+        object.__setattr__(self, "sequence_parallel", _check_bool("sequence_parallel", self.sequence_parallel))
+        object.__setattr__(self, "scatter_gather", _check_bool("scatter_gather", self.scatter_gather))
+        if self.recompute not in RECOMPUTE_MODES:
+            raise ValueError(f"recompute={self.recompute!r} is unknown; allowed: {', '.join(RECOMPUTE_MODES)}")
+        z = _scalar_count("zero_stage", self.zero_stage, minimum=0)
+        if z > 3:
+            raise ValueError(f"zero_stage={self.zero_stage!r} is not allowed; allowed 0, 1, 2 or 3")
+        object.__setattr__(self, "zero_stage", z)
+        object.__setattr__(self, "dp_overlap",
+                           float(as_fraction("dp_overlap", self.dp_overlap, 0.0, 1.0, low_open=False)))
+        object.__setattr__(self, "bucket_bytes", float(as_positive("bucket_bytes", self.bucket_bytes, "bytes")))
+
+    @property
+    def n_gpus(self):
+        """GPUs used, ``dp * tp * pp``."""
+        return self.dp * self.tp * self.pp
+
+    def microbatches(self, global_batch):
+        """Microbatches per pipeline per step, ``m = B / (b * dp)`` (Narayanan et al. 2021, sec. 3.1)."""
+        B = _scalar_count("global_batch", global_batch)
+        if B % (self.microbatch * self.dp):
+            raise ValueError(f"global_batch={B} is not divisible by microbatch * dp = "
+                             f"{self.microbatch} * {self.dp}; allowed: multiples of {self.microbatch * self.dp}")
+        return B // (self.microbatch * self.dp)
+
+    def label(self):
+        """Short text such as ``dp=4 tp=8 pp=2 b=1``."""
+        extra = "".join([f" ep={self.ep}" if self.ep > 1 else "", f" v={self.chunks}" if self.chunks > 1 else "",
+                         f" zero={self.zero_stage}" if self.zero_stage else ""])
+        return f"dp={self.dp} tp={self.tp} pp={self.pp} b={self.microbatch}{extra}"
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """A GPT-style dense transformer (optionally with MoE layers) and its global batch.
+
+    Parameters
+    ----------
+    layers, hidden, heads, seq_len, vocab : int
+        l, h, a, s, V; all >= 1; ``hidden`` must be divisible by ``heads``.
+    global_batch : int
+        B, sequences per iteration, >= 1.
+    moe_layers : int
+        Layers whose MLP is a mixture of experts (their tokens cross the EP group by
+        AllToAll), 0 <= moe_layers <= layers. FLOPs are counted as for a dense model
+        (top-1 routing, one expert of the dense MLP's size per token).
+    name : str
+        For tables.
+    """
+
+    layers: int
+    hidden: int
+    heads: int
+    seq_len: int
+    vocab: int
+    global_batch: int
+    moe_layers: int = 0
+    name: str = ""
+
+    def __post_init__(self):
+        for n in ("layers", "hidden", "heads", "seq_len", "vocab", "global_batch"):
+            object.__setattr__(self, n, _scalar_count(n, getattr(self, n)))
+        object.__setattr__(self, "moe_layers", _scalar_count("moe_layers", self.moe_layers, minimum=0))
+        if self.moe_layers > self.layers:
+            raise ValueError(f"moe_layers={self.moe_layers} is not allowed; allowed 0 to layers={self.layers}")
+        if self.hidden % self.heads:
+            raise ValueError(f"hidden={self.hidden} is not divisible by heads={self.heads}")
+
+    @property
+    def params(self):
+        """Parameters, Narayanan et al. (2021) eq. (2): :func:`transformer_params`."""
+        return transformer_params(self.layers, self.hidden, self.vocab, self.seq_len)
+
+    def model_flops(self):
+        """Model FLOPs of one iteration (no recomputation): ``72 B s l h^2 (1 + s/(6h) + V/(12 l h))``."""
+        return iteration_flops(self.global_batch, self.seq_len, self.layers, self.hidden, self.vocab, recompute=False)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The machine: GPUs per node, their peak, the two levels of links and the efficiencies.
+
+    Parameters
+    ----------
+    gpus_per_node : int
+        GPUs sharing the fast intra-node domain (NVLink/NVSwitch), >= 1.
+    peak_flops : float
+        Dense 16-bit peak per GPU, FLOP/s.
+    intra_bandwidth, intra_latency : float
+        Per-GPU per-direction NVLink bandwidth (bytes/s) and per-message latency (s).
+    inter_bandwidth, inter_latency : float
+        Per-GPU per-direction network bandwidth (one NIC per GPU, bytes/s) and latency (s).
+    gemm_efficiency : float
+        Fraction of ``peak_flops`` the training FLOPs run at, (0, 1].
+    comm_efficiency : float
+        Fraction of the link peak bandwidth the collectives reach, (0, 1].
+    memory_bandwidth : float, optional
+        HBM bandwidth per GPU, bytes/s. If given, the memory-bound element-wise work
+        (layer norms, GeLU, dropout, softmax) is costed as well: see
+        :func:`elementwise_time`. None (default) leaves it out.
+    """
+
+    gpus_per_node: int
+    peak_flops: float
+    intra_bandwidth: float
+    intra_latency: float
+    inter_bandwidth: float
+    inter_latency: float
+    gemm_efficiency: float
+    comm_efficiency: float
+    memory_bandwidth: float | None = None
+
+    def __post_init__(self):
+        if self.memory_bandwidth is not None:
+            object.__setattr__(self, "memory_bandwidth",
+                               float(as_positive("memory_bandwidth", self.memory_bandwidth, "bytes/s")))
+        object.__setattr__(self, "gpus_per_node", _scalar_count("gpus_per_node", self.gpus_per_node))
+        for n, unit in (("peak_flops", "FLOP/s"), ("intra_bandwidth", "bytes/s"), ("inter_bandwidth", "bytes/s")):
+            object.__setattr__(self, n, float(as_positive(n, getattr(self, n), unit)))
+        for n in ("intra_latency", "inter_latency"):
+            object.__setattr__(self, n, float(as_nonnegative(n, getattr(self, n), "seconds")))
+        for n in ("gemm_efficiency", "comm_efficiency"):
+            object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
+
+    @classmethod
+    def dgx_a100(cls, gemm_efficiency=None, comm_efficiency=None, nodes_link="ib-hdr"):
+        """DGX A100 nodes as on Selene (Narayanan et al. 2021, sec. 5; Korthikanti et al. 2022):
+        8 A100 (312 TFLOP/s dense BF16, :mod:`interconnect.devices`), NVLink 3 through NVSwitch
+        (300 GB/s per direction per GPU, ``links.nvlink3``) and one HDR InfiniBand NIC per GPU
+        (25 GB/s per direction, ``links.ib-hdr``), 2,039 GB/s HBM2e. Efficiencies default to the
+        calibrated ones."""
+        from .devices import get_gpu
+        from .links import get_link
+
+        nv, ib, gpu = get_link("nvlink3"), get_link(nodes_link), get_gpu("A100")
+        return cls(8, gpu.peak_flops, nv.bandwidth, nv.latency, ib.bandwidth, ib.latency,
+                   CALIBRATED_GEMM_EFFICIENCY if gemm_efficiency is None else gemm_efficiency,
+                   CALIBRATED_COMM_EFFICIENCY if comm_efficiency is None else comm_efficiency,
+                   gpu.memory_bandwidth)
+
+
+def selective_recompute_overhead(seq_len, hidden):
+    """Extra FLOPs of selective recomputation, as a fraction of the model FLOPs: ``s / (6 h + s)``.
+
+    The recomputed attention core (``Q K^T`` and ``softmax . V``, ``4 b s^2 h`` FLOPs per
+    layer) over one forward pass of a layer (``24 b s h^2 + 4 b s^2 h``). This is the
+    accounting of Korthikanti et al. (2022): it gives their 2.7 % for GPT-3 175B and
+    1.6 % for MT-NLG 530B (sec. 5), and their Table 5 HFU/MFU ratios of all four models
+    (1.053, 1.027, 1.016, 1.013) to the printed digits. (Counted against the full
+    forward + backward it would be a third of that; the difference is < 2 % of the step.)
+
+    Parameters
+    ----------
+    seq_len, hidden : int
+        s and h, >= 1.
+
+    Returns
+    -------
+    float
+    """
+    s = as_count("seq_len", seq_len)
+    h = as_count("hidden", hidden)
+    return s / (6.0 * h + s)
+
+
+def step_flops(model, recompute):
+    """Hardware FLOPs of one iteration under a recomputation mode.
+
+    * ``"none"``: model FLOPs, 3 passes: ``72 B s l h^2 (1 + s/(6h) + V/(12 l h))``
+      (Korthikanti et al. 2022, App. A);
+    * ``"selective"``: model FLOPs ``x (1 + s/(6h + s))`` (:func:`selective_recompute_overhead`);
+    * ``"full"``: Narayanan et al. (2021) eq. (3), 4 passes: ``96 B s l h^2 (1 + s/(6h) + V/(16 l h))``.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    recompute : {"none", "selective", "full"}
+
+    Returns
+    -------
+    float
+        FLOPs per iteration, whole job.
+    """
+    if recompute not in RECOMPUTE_MODES:
+        raise ValueError(f"recompute={recompute!r} is unknown; allowed: {', '.join(RECOMPUTE_MODES)}")
+    m = model
+    if recompute == "full":
+        return iteration_flops(m.global_batch, m.seq_len, m.layers, m.hidden, m.vocab, recompute=True)
+    mf = m.model_flops()
+    if recompute == "selective":
+        return mf * (1.0 + selective_recompute_overhead(m.seq_len, m.hidden))
+    return mf
+
+
+def _group_link(group_size, stride, cluster):
+    """(bandwidth, latency) a ring over a group sees, at the cluster's comm efficiency.
+
+    Ranks are numbered TP fastest, then DP, then PP (Megatron-LM's order); a group of
+    ``group_size`` ranks ``stride`` apart fits in one node when ``group_size * stride <=
+    gpus_per_node`` and then runs on NVLink. Otherwise it has ``k`` members per node and
+    NCCL runs one ring channel per NIC, so each member crosses the network at
+    ``k * inter_bandwidth`` (capped by NVLink) -- the per-GPU NICs of a node work in parallel.
+    """
+    g = cluster.gpus_per_node
+    eff = cluster.comm_efficiency
+    if group_size * stride <= g:
+        return cluster.intra_bandwidth * eff, cluster.intra_latency
+    k = max(1, min(group_size, g // stride)) if stride < g else 1
+    return min(cluster.intra_bandwidth, k * cluster.inter_bandwidth) * eff, cluster.inter_latency
+
+
+def _check_fit(model, layout):
+    if model.heads % layout.tp:
+        raise ValueError(f"tp={layout.tp} does not divide heads={model.heads}; allowed: divisors of {model.heads}")
+    if model.layers % (layout.pp * layout.chunks):
+        raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} does not divide layers={model.layers}")
+    m = layout.microbatches(model.global_batch)
+    if layout.chunks > 1 and m % layout.pp:
+        raise ValueError(f"microbatches m={m} is not a multiple of pp={layout.pp}, "
+                         "which the interleaved schedule (chunks > 1) needs")
+    return m
+
+
+def _act_bytes(model, layout):
+    """Bytes of one microbatch's hidden states: ``s b h * 2`` (16-bit)."""
+    return 2.0 * model.seq_len * layout.microbatch * model.hidden
+
+
+def tp_comm_time(model, layout, cluster):
+    """Tensor-parallel communication per step on one GPU, seconds (all on the critical path).
+
+    Per layer and microbatch, 2 AllReduces in the forward and 2 in the backward pass of
+    ``2 s b h`` bytes (Shoeybi et al. 2019, sec. 3, Fig. 4); with sequence parallelism each
+    AllReduce is a ReduceScatter + AllGather pair of the same bytes (Korthikanti et al.
+    2022, sec. 4.2.2), which costs the same under the ring model. Full recomputation
+    repeats the forward pass and its 2 AllReduces (6 per layer). Each GPU runs ``l / pp``
+    layers for ``m`` microbatches.
+    """
+    t = layout.tp
+    if t == 1:
+        return 0.0
+    m = _check_fit(model, layout)
+    bw, lat = _group_link(t, 1, cluster)
+    nbytes = _act_bytes(model, layout)
+    if layout.sequence_parallel:
+        one = (collective_time("reducescatter", nbytes, t, bw, lat)
+               + collective_time("allgather", nbytes, t, bw, lat))
+    else:
+        one = collective_time("allreduce", nbytes, t, bw, lat)
+    per_layer = 6 if layout.recompute == "full" else 4
+    return m * (model.layers / layout.pp) * per_layer * one
+
+
+def pp_comm_time(model, layout, cluster):
+    """Pipeline point-to-point communication per step on one GPU, seconds.
+
+    Each stage sends the activation (``2 s b h`` bytes) of every microbatch forward and
+    receives its gradient backward: ``2 m`` transfers, ``2 m v`` with ``v`` interleaved
+    chunks (Narayanan et al. 2021, sec. 2.2.2). Across nodes with the scatter/gather
+    optimisation each TP rank sends ``2 s b h / t`` over its own NIC and an NVLink
+    AllGather rebuilds the tensor (sec. 4.1); within a node the transfer is on NVLink.
+    """
+    p = layout.pp
+    if p == 1:
+        return 0.0
+    m = _check_fit(model, layout)
+    stride = layout.tp * layout.dp
+    nbytes = _act_bytes(model, layout)
+    eff = cluster.comm_efficiency
+    if stride * p <= cluster.gpus_per_node:  # the whole pipeline in one node
+        one = cluster.intra_latency + nbytes / (cluster.intra_bandwidth * eff)
+    elif layout.scatter_gather and layout.tp > 1:
+        one = cluster.inter_latency + nbytes / layout.tp / (cluster.inter_bandwidth * eff)
+        bw, lat = _group_link(layout.tp, 1, cluster)
+        one += collective_time("allgather", nbytes, layout.tp, bw, lat)
+    else:
+        one = cluster.inter_latency + nbytes / (cluster.inter_bandwidth * eff)
+    return 2.0 * m * layout.chunks * one
+
+
+def dp_comm_time(model, layout, cluster):
+    """Data-parallel gradient (and ZeRO parameter) communication per step on one GPU, seconds.
+
+    Each GPU holds ``P / (tp pp)`` parameters and reduces ``G = 2 P / (tp pp)`` bytes of
+    BF16 gradients over the ``dp`` ranks, in buckets of ``layout.bucket_bytes`` (one
+    collective and its latencies per bucket):
+
+    * ZeRO 0: AllReduce of ``G`` (``2 G (dp-1)/dp`` bytes on the wire);
+    * ZeRO 1 and 2: ReduceScatter of the gradients + AllGather of the updated parameters,
+      the same ``2 G (dp-1)/dp`` (Rajbhandari et al. 2020, sec. 7.2);
+    * ZeRO 3: also an AllGather of the parameters before use: ``3 G (dp-1)/dp``, 1.5x
+      (sec. 7.2.2). Counted once per step as in the paper; with gradient accumulation a
+      real ZeRO-3 regathers per microbatch, so this is a lower bound.
+    """
+    d = layout.dp
+    if d == 1:
+        return 0.0
+    total = 2.0 * model.params / (layout.tp * layout.pp)
+    n_buckets = max(1, int(np.ceil(total / layout.bucket_bytes)))
+    bucket = total / n_buckets
+    bw, lat = _group_link(d, layout.tp, cluster)
+    if layout.zero_stage == 0:
+        one = collective_time("allreduce", bucket, d, bw, lat)
+    else:
+        one = (collective_time("reducescatter", bucket, d, bw, lat)
+               + collective_time("allgather", bucket, d, bw, lat) * (2 if layout.zero_stage == 3 else 1))
+    return n_buckets * one
+
+
+def ep_comm_time(model, layout, cluster):
+    """Expert-parallel AllToAll time per step on one GPU, seconds.
+
+    Each MoE layer dispatches its tokens' hidden states to the experts and combines them
+    back: 2 AllToAlls forward and 2 backward (3 forward with full recomputation) of the
+    ``2 s b h`` bytes (``/ tp`` with sequence parallelism) a GPU holds (Lepikhin et al.
+    2021, GShard; Fedus et al. 2022, Switch Transformer), for ``moe_layers / pp`` layers
+    and ``m`` microbatches.
+    """
+    e = layout.ep
+    if e == 1 or model.moe_layers == 0:
+        return 0.0
+    m = _check_fit(model, layout)
+    nbytes = _act_bytes(model, layout) / (layout.tp if layout.sequence_parallel else 1)
+    bw, lat = _group_link(e, layout.tp, cluster)
+    per_layer = 6 if layout.recompute == "full" else 4
+    return m * (model.moe_layers / layout.pp) * per_layer * collective_time("alltoall", nbytes, e, bw, lat, "direct")
+
+
+def elementwise_time(model, layout, cluster):
+    """Memory-bound element-wise work per step on one GPU, seconds (0 without ``memory_bandwidth``).
+
+    The GEMMs are costed by FLOPs; the layer norms, bias-GeLU, dropouts, residual adds and
+    the attention softmax and its dropout are bound by HBM traffic instead. Their traffic
+    is taken from the activation bytes they produce, Korthikanti et al. (2022) Table 2
+    (``s b h (10 + 24/t + 5 a s/(h t))``, or ``s b h (34/t + 5 a s/(h t))`` with sequence
+    parallelism, :func:`interconnect.memory.activation_memory` with no recomputation): the
+    forward pass writes each once and the next operator reads it (2x), the backward pass
+    reads it and writes and reads its gradient (4x). A recomputed forward adds 2x again:
+    of everything (full) or of the attention-score part ``5 a s^2 b / t`` (selective).
+    No coefficient is fitted; the per-element counts above are the whole model.
+    """
+    if cluster.memory_bandwidth is None:
+        return 0.0
+    m = _check_fit(model, layout)
+    args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
+                layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel)
+    stored = _memory.activation_memory(recompute="none", **args)
+    traffic = 6.0 * stored
+    if layout.recompute == "full":
+        traffic += 2.0 * stored
+    elif layout.recompute == "selective":
+        traffic += 2.0 * (stored - _memory.activation_memory(recompute="selective", **args))
+    return m * (model.layers / layout.pp) * traffic / cluster.memory_bandwidth
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """The pieces of one training iteration, seconds, and the resulting utilisation.
+
+    Attributes
+    ----------
+    compute : float
+        Hardware FLOPs per GPU over ``peak * gemm_efficiency``, plus the memory-bound
+        element-wise time (:func:`elementwise_time`, also reported alone as ``elementwise``).
+    bubble : float
+        Pipeline idle time, ``pipeline_bubble_fraction * (compute + tp_comm)``.
+    tp_comm, pp_comm, ep_comm : float
+        Tensor-, pipeline- and expert-parallel communication on the critical path.
+    dp_comm : float
+        Whole data-parallel (ZeRO) communication; ``dp_comm_exposed`` is the part not hidden.
+    total : float
+        Iteration time.
+    mfu, hfu : float
+        Model and hardware FLOPs utilisation (Chowdhery et al. 2022; HFU counts recomputation).
+    tflops_per_gpu : float
+        Hardware TFLOP/s per GPU achieved (Narayanan et al. 2021 report this, eq. 3).
+    bubble_fraction : float
+        ``(p - 1) / (v m)``.
+    """
+
+    compute: float
+    bubble: float
+    tp_comm: float
+    pp_comm: float
+    ep_comm: float
+    dp_comm: float
+    dp_comm_exposed: float
+    total: float
+    mfu: float
+    hfu: float
+    tflops_per_gpu: float
+    bubble_fraction: float
+    elementwise: float = 0.0
+
+    PARTS = ("compute", "bubble", "tp_comm", "pp_comm", "ep_comm", "dp_comm_exposed")
+
+    def as_dict(self):
+        """All fields as a plain dict."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def shares(self):
+        """Each part of :attr:`PARTS` as a fraction of :attr:`total`."""
+        return {k: getattr(self, k) / self.total for k in self.PARTS}
+
+    def dominant_overhead(self):
+        """The largest non-compute part, by name."""
+        return max(self.PARTS[1:], key=lambda k: getattr(self, k))
+
+
+def step_time(model, layout, cluster):
+    """Time of one training iteration of ``model`` split as ``layout`` on ``cluster``.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    layout : Layout
+        Must fit the model: ``tp`` divides ``heads``, ``pp * chunks`` divides ``layers``,
+        ``microbatch * dp`` divides ``global_batch``.
+    cluster : Cluster
+
+    Returns
+    -------
+    StepTime
+        ``total = compute + bubble + tp_comm + pp_comm + ep_comm + dp_comm_exposed``.
+
+    Notes
+    -----
+    ``compute = step_flops(model, recompute) / (n * peak * gemm_efficiency)``. The gradient
+    reduction can only start when the last microbatch's backward pass produces the
+    gradients, so the compute it may hide behind is that backward pass (2/3 of a
+    microbatch's compute; 3/4 with full recomputation, whose extra forward runs then), times
+    ``layout.dp_overlap``.
+
+    References
+    ----------
+    Narayanan et al. (2021), sec. 2-4 and eqs. (1), (3); Korthikanti et al. (2022), sec. 4-5;
+    Shoeybi et al. (2019); Rajbhandari et al. (2020), sec. 7.
+    """
+    if not isinstance(model, ModelConfig):
+        raise ValueError(f"model={model!r} is not a ModelConfig")
+    if not isinstance(layout, Layout):
+        raise ValueError(f"layout={layout!r} is not a Layout")
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster={cluster!r} is not a Cluster")
+    m = _check_fit(model, layout)
+    n = layout.n_gpus
+    hw = step_flops(model, layout.recompute)
+    elementwise = elementwise_time(model, layout, cluster)
+    compute = hw / (n * cluster.peak_flops * cluster.gemm_efficiency) + elementwise
+    tp = tp_comm_time(model, layout, cluster)
+    pp = pp_comm_time(model, layout, cluster)
+    ep = ep_comm_time(model, layout, cluster)
+    bf = pipeline_bubble_fraction(layout.pp, m, layout.chunks)
+    bubble = bf * (compute + tp + ep)
+    dp = dp_comm_time(model, layout, cluster)
+    # the backward phase: 2 of 3 passes, or recompute + backward = 3 of 4 with full recomputation
+    backward_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
+    window = backward_share * compute / m
+    dp_exposed = dp - min(dp, layout.dp_overlap * window) if dp > 0 else 0.0
+    total = compute + bubble + tp + pp + ep + dp_exposed
+    peak_total = n * cluster.peak_flops * total
+    return StepTime(compute=compute, bubble=bubble, tp_comm=tp, pp_comm=pp, ep_comm=ep, dp_comm=dp,
+                    dp_comm_exposed=dp_exposed, total=total, mfu=model.model_flops() / peak_total,
+                    hfu=hw / peak_total, tflops_per_gpu=hw / (n * total) / 1e12, bubble_fraction=bf,
+                    elementwise=elementwise)
+
+
+# ----------------------------------------------------------------------------- validation
+@dataclass(frozen=True)
+class ValidationRow:
+    """One published measurement the step-time model is checked against.
+
+    Attributes
+    ----------
+    source : str
+        Paper and table.
+    name : str
+        Configuration label.
+    model : ModelConfig
+    layout : Layout
+    quantity : {"iteration_s", "tflops_per_gpu"}
+        What the paper printed: seconds per iteration or hardware TFLOP/s per GPU.
+    measured : float
+    """
+
+    source: str
+    name: str
+    model: ModelConfig
+    layout: Layout
+    quantity: str
+    measured: float
+
+
+def _korthikanti_rows():
+    # Korthikanti et al. 2022, Table 3 (configurations) and Table 5 (iteration time, s):
+    # t = 8, s = 2048, V = 51200, no data parallelism; (name, layers, hidden, heads, pp, GPUs,
+    # global batch, microbatch, full-recompute s, present (selective + SP) s).
+    # Table 3's batch/GPU columns are confirmed by Table 5's MFU and HFU columns, which they
+    # reproduce to the printed 3 digits with 312 TFLOP/s (e.g. 22B: B = 4 on 8 GPUs in 1.10 s
+    # gives MFU 41.6 % vs 41.5 % printed).
+    cfg = [("22B", 48, 6144, 64, 1, 8, 4, 4, 1.42, 1.10),
+           ("175B", 96, 12288, 96, 8, 64, 64, 1, 18.13, 13.75),
+           ("530B", 105, 20480, 128, 35, 280, 280, 1, 49.05, 37.83),
+           ("1T", 128, 25600, 160, 64, 512, 512, 1, 94.42, 71.49)]
+    rows = []
+    for name, L, h, a, p, n, B, b, t_full, t_sel in cfg:
+        model = ModelConfig(L, h, a, 2048, 51200, B, name=name)
+        dp = n // (8 * p)
+        for mode, sp, t in (("full", False, t_full), ("selective", True, t_sel)):
+            lay = Layout(dp=dp, tp=8, pp=p, microbatch=b, sequence_parallel=sp, recompute=mode)
+            rows.append(ValidationRow("Korthikanti et al. 2022, Table 5", f"{name} {mode}", model, lay,
+                                      "iteration_s", t))
+    return rows
+
+
+def _narayanan_rows():
+    # Narayanan et al. 2021, Table 1 (weak scaling, every row): (params B, heads, hidden,
+    # layers, t, p, GPUs, batch, TFLOP/s per GPU). s = 2048, V = 51200; d = GPUs / (t p).
+    # The table does not give the microbatch size or the schedule: modelled as b = 1,
+    # plain 1F1B (chunks = 1), full recomputation (eq. 3 is how the TFLOP/s are counted),
+    # no sequence parallelism (it came in 2022), no DP overlap (Megatron-LM of 2021 reduced
+    # gradients after the backward pass), scatter/gather on (sec. 4.1).
+    cfg = [(1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (3.6, 32, 3072, 30, 2, 1, 64, 512, 138),
+           (7.5, 32, 4096, 36, 4, 1, 128, 512, 142), (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135),
+           (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138), (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140),
+           (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148), (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155),
+           (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163), (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163)]
+    rows = []
+    for billions, a, h, L, t, p, n, B, tf in cfg:
+        name = f"{billions:g}B"
+        model = ModelConfig(L, h, a, 2048, 51200, B, name=name)
+        lay = Layout(dp=n // (t * p), tp=t, pp=p, microbatch=1, sequence_parallel=False, recompute="full")
+        rows.append(ValidationRow("Narayanan et al. 2021, Table 1", f"{name} t={t} p={p} n={n}", model, lay,
+                                  "tflops_per_gpu", float(tf)))
+    return rows
+
+
+#: Every validation row: Korthikanti et al. (2022) Table 5 (8 rows) and Narayanan et al.
+#: (2021) Table 1 (10 rows), all on DGX A100 (Selene).
+VALIDATION_ROWS = tuple(_korthikanti_rows() + _narayanan_rows())
+
+
+def validation_layout(row):
+    """The :class:`Layout` of a :class:`ValidationRow` (kept for symmetry with ``row.model``)."""
+    return row.layout
+
+
+def predict_row(row, cluster):
+    """The model's prediction of ``row.quantity`` for a :class:`ValidationRow` on ``cluster``."""
+    st = step_time(row.model, row.layout, cluster)
+    return st.total if row.quantity == "iteration_s" else st.tflops_per_gpu
+
+
+def _log_errors(rows, g, c):
+    cl = Cluster.dgx_a100(gemm_efficiency=g, comm_efficiency=c)
+    return np.array([np.log(predict_row(r, cl) / r.measured) for r in rows])
+
+
+def calibrate(rows=None):
+    """Fit ``gemm_efficiency`` and ``comm_efficiency`` once, over all rows, on DGX A100.
+
+    Minimises ``sum(log(predicted / measured)^2)`` (for TFLOP/s rows the log error is that
+    of the iteration time, sign flipped), with both efficiencies bounded to (0.05, 1].
+    No row has a parameter of its own.
+
+    Parameters
+    ----------
+    rows : sequence of ValidationRow, optional
+        Default :data:`VALIDATION_ROWS`.
+
+    Returns
+    -------
+    dict
+        ``gemm_efficiency``, ``comm_efficiency``, ``rms_log_error``, ``max_abs_error``
+        (relative, fraction).
+    """
+    from scipy.optimize import least_squares
+
+    rows = VALIDATION_ROWS if rows is None else tuple(rows)
+    if not rows:
+        raise ValueError("rows is empty; expected at least one ValidationRow")
+    res = least_squares(lambda x: _log_errors(rows, x[0], x[1]), x0=[0.6, 0.7],
+                        bounds=([0.05, 0.05], [1.0, 1.0]), xtol=1e-12, ftol=1e-12)
+    e = _log_errors(rows, *res.x)
+    return {"gemm_efficiency": float(res.x[0]), "comm_efficiency": float(res.x[1]),
+            "rms_log_error": float(np.sqrt(np.mean(e**2))), "max_abs_error": float(np.max(np.abs(np.expm1(e))))}
+
+
+def validation_table(cluster=None, rows=None):
+    """Rows of (source, name, quantity, measured, predicted, error %) for the validation set."""
+    cluster = Cluster.dgx_a100() if cluster is None else cluster
+    rows = VALIDATION_ROWS if rows is None else rows
+    out = []
+    for r in rows:
+        pred = predict_row(r, cluster)
+        out.append({"source": r.source, "name": r.name, "quantity": r.quantity, "measured": r.measured,
+                    "predicted": pred, "error_pct": 100.0 * (pred / r.measured - 1.0)})
+    return out
+
+
+# ----------------------------------------------------------------------------- planner
+@dataclass(frozen=True)
+class Plan:
+    """Result of :func:`plan`.
+
+    Attributes
+    ----------
+    ranked : list of (Layout, StepTime, float)
+        Feasible layouts, fastest first, with their memory per GPU in bytes.
+    rejected : list of (Layout, str)
+        Layouts that were enumerated but rejected, with the reason.
+    explanation : str
+        What the winner's step is made of (empty if nothing fits).
+    """
+
+    ranked: list = field(default_factory=list)
+    rejected: list = field(default_factory=list)
+    explanation: str = ""
+
+    @property
+    def best(self):
+        """The fastest feasible (Layout, StepTime, memory), or None."""
+        return self.ranked[0] if self.ranked else None
+
+
+def _divisors(n):
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+def layout_memory(model, layout):
+    """Bytes per GPU on the first pipeline stage (the fullest one).
+
+    Model states of the stage's parameters (``(12 h^2 + 13 h) l / pp`` plus the token and
+    position embeddings ``(V + s) h``, all over ``tp``) with ZeRO over ``dp``
+    (:func:`interconnect.memory.training_memory`), plus the activations the first stage
+    keeps in flight under 1F1B, ``min(pp, m)`` microbatches of ``l / pp`` layers
+    (:func:`interconnect.memory.activation_memory`; Korthikanti et al. 2022, eq. 5).
+    """
+    m = _check_fit(model, layout)
+    h, L = model.hidden, model.layers
+    stage_params = ((12.0 * h * h + 13.0 * h) * L / layout.pp + (model.vocab + model.seq_len) * h) / layout.tp
+    states = _memory.training_memory(stage_params, layout.dp, layout.zero_stage)["total"]
+    in_flight = min(layout.pp, m) * L // layout.pp
+    acts = _memory.activation_memory(model.seq_len, layout.microbatch, h, model.heads, layers=max(1, in_flight),
+                                     tp=layout.tp, sequence_parallel=layout.sequence_parallel,
+                                     recompute=layout.recompute, pipeline_stages=layout.pp,
+                                     microbatches=m, chunks=layout.chunks)
+    return states + acts
+
+
+def plan(model, cluster, n_gpus, memory_limit, recompute="selective", sequence_parallel=True, zero_stage=1,
+         microbatches=(1, 2, 4, 8)):
+    """Enumerate, filter and rank (dp, tp, pp, microbatch) layouts for ``model`` on ``n_gpus``.
+
+    A layout is *valid* when ``tp`` divides ``heads`` and is at most ``gpus_per_node``,
+    ``pp`` divides ``layers``, ``dp tp pp = n_gpus`` and ``microbatch * dp`` divides the
+    global batch; invalid combinations are listed in ``rejected`` with the rule they break.
+    Valid layouts whose first-stage memory (:func:`layout_memory`) exceeds
+    ``memory_limit`` are rejected too; the rest are ranked by :func:`step_time`.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    cluster : Cluster
+    n_gpus : int
+        GPUs to use, >= 1.
+    memory_limit : float
+        Bytes per GPU, > 0 (e.g. 80e9 for an A100 80GB, less a margin for buffers).
+    recompute, sequence_parallel, zero_stage :
+        Passed to every :class:`Layout`.
+    microbatches : sequence of int
+        Microbatch sizes to try.
+
+    Returns
+    -------
+    Plan
+    """
+    n = _scalar_count("n_gpus", n_gpus)
+    limit = float(as_positive("memory_limit", memory_limit, "bytes"))
+    bs = [_scalar_count("microbatches", b) for b in microbatches]
+    if not bs:
+        raise ValueError("microbatches is empty; expected at least one microbatch size")
+    ranked, rejected = [], []
+    for tp in _divisors(n):
+        for pp in _divisors(n // tp):
+            dp = n // (tp * pp)
+            for b in bs:
+                lay = Layout(dp=dp, tp=tp, pp=pp, microbatch=b, sequence_parallel=sequence_parallel,
+                             recompute=recompute, zero_stage=zero_stage)
+                if model.heads % tp:
+                    rejected.append((lay, f"tp={tp} does not divide heads={model.heads}"))
+                elif tp > cluster.gpus_per_node:
+                    rejected.append((lay, f"tp={tp} > gpus_per_node={cluster.gpus_per_node}: TP would leave NVLink"))
+                elif model.layers % pp:
+                    rejected.append((lay, f"pp={pp} does not divide layers={model.layers}"))
+                elif model.global_batch % (dp * b):
+                    rejected.append((lay, f"global_batch={model.global_batch} not divisible by dp*b={dp * b}"))
+                else:
+                    mem = layout_memory(model, lay)
+                    if mem > limit:
+                        rejected.append((lay, f"memory {mem / 1e9:.1f} GB > limit {limit / 1e9:.1f} GB"))
+                    else:
+                        ranked.append((lay, step_time(model, lay, cluster), mem))
+    ranked.sort(key=lambda r: r[1].total)
+    text = ""
+    if ranked:
+        lay, st, mem = ranked[0]
+        sh = st.shares()
+        parts = ", ".join(f"{k} {100 * v:.0f} %" for k, v in sorted(sh.items(), key=lambda kv: -kv[1]) if v >= 0.005)
+        text = (f"Best of {len(ranked)} feasible layouts ({len(rejected)} rejected): {lay.label()}, "
+                f"{st.total:.3g} s per step, MFU {100 * st.mfu:.1f} %, {mem / 1e9:.1f} GB per GPU. "
+                f"The step is {parts}; the largest overhead is {st.dominant_overhead()}.")
+        if len(ranked) > 1:
+            lay2, st2, _ = ranked[1]
+            text += f" Runner-up {lay2.label()} is {100 * (st2.total / st.total - 1):.1f} % slower."
+    else:
+        text = f"No layout of {n} GPUs fits in {limit / 1e9:.1f} GB per GPU ({len(rejected)} rejected)."
+    return Plan(ranked=ranked, rejected=rejected, explanation=text)
