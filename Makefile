@@ -21,6 +21,9 @@ $(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
 	else \
 	  $(PY) -m pip install --quiet -r requirements.txt; \
 	fi
+	@# llm-analysis, for the side-by-side comparison with our step-time model, pins old
+	@# dependencies it does not need here: install it without them (its CLI needs fire<0.6)
+	$(PY) -m pip install --quiet --no-deps "llm-analysis==0.2.2" "fire<0.6" six termcolor
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@# build matplotlib's font cache now: its first-run message would otherwise land in a
 	@# notebook cell's stderr and make strict nbval fail on a fresh machine
