@@ -104,6 +104,18 @@ def bench_netsim():
             print(f"netsim: {op} ({alg}) on {nodes * 8} GPUs of a rail-optimised cluster: {best * 1e3:.1f} ms")
 
 
+def bench_planner():
+    from interconnect import parallel as P
+
+    m = P.ModelConfig(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200, global_batch=1536,
+                      name="GPT-3 175B")
+    cl = P.Cluster.dgx_a100()
+    best, _ = best_of(lambda: P.plan(m, cl, 1024, 80e9), 3)
+    pl = P.plan(m, cl, 1024, 80e9)
+    print(f"planner: GPT-3 175B on 1,024 A100s: {len(pl.ranked) + len(pl.rejected)} layouts enumerated, "
+          f"{len(pl.ranked)} feasible, ranked in {best * 1e3:.0f} ms; best {pl.best[0].label()}")
+
+
 def main():
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs")
     from interconnect import explorers
@@ -112,6 +124,7 @@ def main():
     for name in explorers.__all__:
         bench_explorer_callback(name, getattr(explorers, name))
     bench_netsim()
+    bench_planner()
 
 
 if __name__ == "__main__":
