@@ -205,12 +205,13 @@ def test_activation_memory_table2_forms():
     assert act(s, b, h, a, tp=t, recompute="selective") == pytest.approx(sbh * (10 + 24 / t))
     assert act(s, b, h, a, tp=t, sequence_parallel=True, recompute="selective") == pytest.approx(sbh * 34 / t)
     assert act(s, b, h, a, tp=t, recompute="full") == pytest.approx(2 * sbh)
-    # eq. 5: the first pipeline stage holds L layers' worth; interleaving adds (1 + (p-1)/(p m))
-    L, p, m = 96, 8, 64
+    # eq. 5: the first pipeline stage holds L layers' worth; the interleaved schedule stores
+    # L (1 + (p-1)/(p m)) layers, "where m is the number of interleaving stages" (sec. 4.2.3)
+    L, p, v = 96, 8, 2
     base = act(s, b, h, a, layers=L, tp=t, sequence_parallel=True)
     assert base == pytest.approx(sbh * L / t * (34 + 80))
-    assert act(s, b, h, a, layers=L, tp=t, sequence_parallel=True, pipeline_stages=p, microbatches=m,
-               chunks=2) == pytest.approx(base * (1 + (p - 1) / (p * m)))
+    assert act(s, b, h, a, layers=L, tp=t, sequence_parallel=True, pipeline_stages=p, microbatches=64,
+               chunks=v) == pytest.approx(base * (1 + (p - 1) / (p * v)))
 
 
 def test_selective_recompute_removes_about_70_percent_for_gpt3():
@@ -229,6 +230,6 @@ def test_activation_memory_errors():
     with pytest.raises(ValueError, match="recompute"):
         act(2048, 1, 1024, 16, recompute="some")
     with pytest.raises(ValueError, match="microbatches"):
-        act(2048, 1, 1024, 16, chunks=2)
+        act(2048, 1, 1024, 16, chunks=2, microbatches=0)
     with pytest.raises(ValueError, match="heads"):
         act(2048, 1, 1024, 0)

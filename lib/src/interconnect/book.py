@@ -30,6 +30,8 @@ def glue(name, value, display=False):
         from IPython.display import Markdown
 
         value = Markdown(value)
+    elif hasattr(value, "item") and getattr(value, "shape", None) == ():
+        value = value.item()  # numpy scalar: myst-nb formats Python numbers only
     _glue(name, value, display=display)
 
 

@@ -127,7 +127,9 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
 
     With 1F1B pipelining the first stage holds ``p`` microbatches of ``L / p`` layers,
     i.e. ``L`` layers' worth (eq. 5), so pass the model's total ``layers``; the
-    interleaved schedule multiplies by ``1 + (p - 1) / (p m)``.
+    interleaved schedule multiplies by ``1 + (p - 1) / (p m)`` where ``m`` is the number
+    of interleaving stages, i.e. ``chunks`` (sec. 4.2.3; :mod:`interconnect.pipeline`'s
+    simulated schedule holds ``p + (p - 1)/v`` microbatches on stage 0, the same factor).
 
     Parameters
     ----------
@@ -138,9 +140,11 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     pipeline_stages : int
         p, >= 1.
     microbatches : int, optional
-        m, needed when ``chunks > 1``.
+        Microbatches per step; accepted for symmetry with the schedules but not used:
+        the interleaving factor depends on ``chunks`` only.
     chunks : int
-        Model chunks per stage of the interleaved schedule (1: not interleaved).
+        Model chunks per stage of the interleaved schedule, the paper's ``m`` (1: not
+        interleaved).
 
     Returns
     -------
@@ -173,9 +177,8 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     else:
         per_layer = sbh * (10.0 + 24.0 / t + (attn if recompute == "none" else 0.0))
     total = per_layer * L
+    if microbatches is not None:
+        as_count("microbatches", microbatches)
     if v > 1:
-        if microbatches is None:
-            raise ValueError("microbatches=None: the interleaved schedule (chunks > 1) needs the number of microbatches")
-        m = as_count("microbatches", microbatches)
-        total *= 1.0 + (p - 1) / (p * m)
+        total *= 1.0 + (p - 1) / (p * v)
     return float(total)

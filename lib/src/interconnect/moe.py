@@ -1,0 +1,479 @@
+"""Mixture-of-experts token routing: expert loads, capacity, dropped tokens, AllToAll traffic.
+
+A mixture-of-experts (MoE) layer replaces a transformer's feed-forward block by
+``n_experts`` expert FFNs and a router that sends each token to ``top_k`` of them
+(Shazeer et al. 2017; GShard, Lepikhin et al. 2021; Switch Transformer, Fedus et al.
+2022). With expert parallelism (EP) the experts live on different GPUs, so every MoE
+layer moves each token's hidden state to the GPUs of its experts (the *dispatch*
+AllToAll) and the expert outputs back (the *combine* AllToAll).
+
+This module counts what the router does, as plain integers and arrays:
+
+* :func:`expert_popularity` and :func:`route_tokens`: a seeded synthetic router whose
+  expert popularity follows a Zipf law with exponent ``skew`` (0 = uniform);
+* :func:`dispatch_counts`: the same, for the tokens of each EP rank separately;
+* :func:`capacity` and :func:`dropped_tokens`: the Switch Transformer expert capacity and
+  the tokens that overflow it;
+* :func:`imbalance` and :func:`rank_loads`: max/mean load of experts or of EP ranks;
+* :func:`alltoall_matrix` and :func:`alltoall_flows`: the bytes each EP rank sends to each
+  other rank in the dispatch (the combine is the transpose), and the same traffic as
+  :class:`interconnect.netsim.Flow` objects for the simulator;
+* :func:`moe_layer_time`: one MoE layer's expert FFN compute against its AllToAlls.
+
+Units: tokens are counts; bytes are bytes; times seconds; bandwidths bytes/s per direction.
+
+References
+----------
+N. Shazeer et al., "Outrageously large neural networks: the sparsely-gated
+mixture-of-experts layer", ICLR 2017.
+D. Lepikhin et al., "GShard: scaling giant models with conditional computation and
+automatic sharding", ICLR 2021 (arXiv:2006.16668, 2020).
+W. Fedus, B. Zoph, N. Shazeer, "Switch Transformers: scaling to trillion parameter models
+with simple and efficient sparsity", JMLR 23(120):1-39, 2022 (arXiv:2101.03961, 2021),
+sec. 2.2, eq. (3) (expert capacity).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validate import as_count, as_nonnegative, as_positive
+
+__all__ = [
+    "expert_popularity", "route_tokens", "dispatch_counts", "capacity", "dropped_tokens", "imbalance",
+    "rank_loads", "alltoall_matrix", "alltoall_flows", "moe_layer_time",
+]
+
+_CHUNK = 1 << 22  # elements per block of the Gumbel top-k sampler (memory bound, ~32 MiB)
+
+
+def _check_count(name, value, minimum=1):
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name}={value!r} must be a single integer >= {minimum}, not an array")
+    return int(as_count(name, value, minimum))
+
+
+def _check_skew(skew):
+    if np.ndim(skew) != 0:
+        raise ValueError(f"skew={skew!r} must be a single number >= 0, not an array")
+    return float(as_nonnegative("skew", skew))
+
+
+def _check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r} is not allowed; seed must be an integer >= 0")
+    return int(seed)
+
+
+def _check_topk(top_k, n_experts):
+    k = _check_count("top_k", top_k)
+    if k > n_experts:
+        raise ValueError(f"top_k={top_k!r} is not allowed; allowed 1 to n_experts={n_experts}")
+    return k
+
+
+def expert_popularity(n_experts, skew=0.0, seed=0):
+    """The router's probability of choosing each expert: a Zipf law of exponent ``skew``.
+
+    The ``r``-th most popular expert has weight ``1 / r**skew`` (``r = 1, 2, ...``); the
+    weights are normalised to sum to 1 and assigned to the experts in a random order drawn
+    from ``seed`` (so the popular experts are not all on the first EP rank). ``skew = 0``
+    is the uniform router a perfect load-balancing loss aims for.
+
+    Parameters
+    ----------
+    n_experts : int
+        Experts in the layer, >= 1.
+    skew : float
+        Zipf exponent, >= 0. Larger is more imbalanced; at 1 the most popular of 64
+        experts gets about 21 % of the tokens.
+    seed : int
+        Seed of the random expert order, >= 0.
+
+    Returns
+    -------
+    ndarray of float, shape (n_experts,)
+        Probabilities summing to 1.
+
+    Notes
+    -----
+    The order is the same for every ``skew`` at a given ``seed``, so a larger ``skew``
+    moves probability from the less popular experts to the more popular ones and the
+    largest probability never decreases.
+    """
+    e = _check_count("n_experts", n_experts)
+    s = _check_skew(skew)
+    seed = _check_seed(seed)
+    w = np.arange(1, e + 1, dtype=float) ** -s
+    w /= w.sum()
+    order = np.random.default_rng([seed, 0x4D6F45]).permutation(e)
+    p = np.empty(e)
+    p[order] = w
+    return p
+
+
+def _sample(rng, n_tokens, p, k):
+    """Tokens per expert when each of n_tokens picks k distinct experts with weights p."""
+    e = p.size
+    if k == 1:
+        return rng.multinomial(n_tokens, p).astype(np.int64)
+    if k == e:
+        return np.full(e, n_tokens, dtype=np.int64)
+    # Gumbel top-k: the k largest of log p + Gumbel noise are a weighted sample without
+    # replacement (successive sampling), as a top-k router over noisy logits would pick.
+    logp = np.log(np.maximum(p, 1e-300))
+    counts = np.zeros(e, dtype=np.int64)
+    block = max(1, _CHUNK // e)
+    for lo in range(0, n_tokens, block):
+        m = min(block, n_tokens - lo)
+        keys = logp + rng.gumbel(size=(m, e))
+        top = np.argpartition(-keys, k - 1, axis=1)[:, :k]
+        counts += np.bincount(top.ravel(), minlength=e)
+    return counts
+
+
+def route_tokens(n_tokens, n_experts, top_k=1, skew=0.0, seed=0):
+    """Tokens each expert receives from a seeded synthetic top-k router.
+
+    Each token chooses ``top_k`` *distinct* experts, drawn without replacement with the
+    probabilities of :func:`expert_popularity` (top-1: a multinomial draw; top-k: the
+    Gumbel top-k trick, i.e. the top-k of noisy log-probabilities).
+
+    Parameters
+    ----------
+    n_tokens : int
+        Tokens entering the MoE layer, >= 0.
+    n_experts : int
+        Experts, >= 1.
+    top_k : int
+        Experts per token, 1 <= top_k <= n_experts (Switch Transformer: 1; GShard: 2).
+    skew : float
+        Zipf exponent of the popularity, >= 0 (0 = uniform).
+    seed : int
+        Random seed, >= 0; the same arguments always give the same counts.
+
+    Returns
+    -------
+    ndarray of int, shape (n_experts,)
+        Token assignments per expert; they sum to ``n_tokens * top_k``.
+
+    Examples
+    --------
+    >>> route_tokens(1000, 4, top_k=2, seed=1).sum()
+    2000
+    """
+    n = _check_count("n_tokens", n_tokens, 0)
+    e = _check_count("n_experts", n_experts)
+    k = _check_topk(top_k, e)
+    p = expert_popularity(e, skew, seed)
+    rng = np.random.default_rng([_check_seed(seed), 1])
+    return _sample(rng, n, p, k)
+
+
+def dispatch_counts(n_tokens, n_experts, ep, top_k=1, skew=0.0, seed=0):
+    """Tokens that each EP rank routes to each expert: a matrix, shape ``(ep, n_experts)``.
+
+    The ``n_tokens`` of the layer are split evenly over the ``ep`` ranks (each holds its own
+    micro-batch); every rank's router uses the same popularity (:func:`expert_popularity`)
+    and draws its tokens independently.
+
+    Parameters
+    ----------
+    n_tokens : int
+        Tokens in the whole EP group, >= 0, divisible by ``ep``.
+    n_experts, top_k, skew, seed
+        As in :func:`route_tokens`.
+    ep : int
+        Expert-parallel ranks, >= 1, dividing ``n_experts``.
+
+    Returns
+    -------
+    ndarray of int, shape (ep, n_experts)
+        Row ``i``: the token assignments of rank ``i``'s tokens; the total is
+        ``n_tokens * top_k`` and each row sums to ``n_tokens / ep * top_k``.
+    """
+    n = _check_count("n_tokens", n_tokens, 0)
+    e = _check_count("n_experts", n_experts)
+    r = _check_ep(ep, e)
+    k = _check_topk(top_k, e)
+    if n % r:
+        raise ValueError(f"n_tokens={n_tokens!r} is not divisible by ep={ep}; allowed: multiples of {r}")
+    p = expert_popularity(e, skew, seed)
+    s = _check_seed(seed)
+    return np.stack([_sample(np.random.default_rng([s, 2, i]), n // r, p, k) for i in range(r)])
+
+
+def capacity(n_tokens, n_experts, top_k=1, capacity_factor=1.0):
+    """Expert capacity: the most tokens one expert may take, ``ceil(c * N * k / E)``.
+
+    Switch Transformer (Fedus et al. 2022, eq. 3): expert capacity = (tokens per batch /
+    number of experts) x capacity factor, for top-1 routing; with top-k routing each token
+    makes ``k`` assignments, so the average load is ``N k / E`` (GShard's top-2 gating
+    likewise bounds each expert's load by a capacity of order ``N / E``, Lepikhin et al.
+    2021, sec. 2.2). The result is rounded up to a whole token.
+
+    Parameters
+    ----------
+    n_tokens : int
+        Tokens in the batch routed together, >= 0.
+    n_experts : int
+        Experts, >= 1.
+    top_k : int
+        Experts per token, 1 <= top_k <= n_experts.
+    capacity_factor : float
+        ``c > 0``; 1.0 leaves no slack for imbalance (the Switch Transformer paper compares
+        1.0, 1.25 and 2.0, Table 1).
+
+    Returns
+    -------
+    int
+        Tokens per expert.
+    """
+    n = _check_count("n_tokens", n_tokens, 0)
+    e = _check_count("n_experts", n_experts)
+    k = _check_topk(top_k, e)
+    if np.ndim(capacity_factor) != 0:
+        raise ValueError(f"capacity_factor={capacity_factor!r} must be a single number > 0")
+    c = float(as_positive("capacity_factor", capacity_factor))
+    # round in exact rationals first, so that e.g. 1.25 * 1024 / 8 is 160, not 160.00000001
+    return int(math.ceil(round(c * n * k / e, 9)))
+
+
+def _as_counts(name, value, ndim=(1,)):
+    arr = np.asarray(value)
+    if arr.ndim not in ndim or arr.size == 0:
+        raise ValueError(f"{name} has shape {arr.shape}; expected a non-empty array with "
+                         f"{' or '.join(map(str, ndim))} dimension(s)")
+    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} has dtype {arr.dtype}; expected token counts (integers >= 0)")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} contains a value that is not an integer >= 0; expected token counts")
+    return arr.astype(np.int64)
+
+
+def dropped_tokens(tokens_per_expert, capacity):
+    """Token assignments that overflow the expert capacity (dropped, or passed on by the residual).
+
+    Parameters
+    ----------
+    tokens_per_expert : array of int, shape (n_experts,)
+        Assignments per expert, e.g. from :func:`route_tokens`.
+    capacity : int
+        Expert capacity in tokens, >= 0 (:func:`capacity`).
+
+    Returns
+    -------
+    int
+        ``sum(max(0, load_e - capacity))``; 0 when ``capacity >= max(load)``. In the Switch
+        Transformer a dropped token skips the expert and goes on through the residual
+        connection (Fedus et al. 2022, sec. 2.2).
+    """
+    t = _as_counts("tokens_per_expert", tokens_per_expert)
+    c = _check_count("capacity", capacity, 0)
+    return int(np.maximum(t - c, 0).sum())
+
+
+def imbalance(tokens_per_expert):
+    """Load imbalance ``max / mean`` of expert (or rank) loads; 1 is perfectly balanced.
+
+    Parameters
+    ----------
+    tokens_per_expert : array of int
+        Loads, not all zero.
+
+    Returns
+    -------
+    float
+        ``max(load) / mean(load)``, between 1 and ``len(load)``. The slowest (most loaded)
+        expert or rank sets the time of the layer, so this is the slowdown against a perfect
+        router.
+    """
+    t = _as_counts("tokens_per_expert", tokens_per_expert)
+    if t.sum() == 0:
+        raise ValueError("tokens_per_expert sums to 0; the imbalance of no tokens is undefined")
+    return float(t.max() / t.mean())
+
+
+def _check_ep(ep, n_experts):
+    r = _check_count("ep", ep)
+    if n_experts % r:
+        raise ValueError(f"ep={ep!r} does not divide n_experts={n_experts}; allowed: divisors of {n_experts}")
+    return r
+
+
+def rank_loads(tokens_per_expert, ep):
+    """Tokens each EP rank receives: the loads of its ``n_experts / ep`` consecutive experts summed.
+
+    Experts are placed in blocks: rank ``j`` holds experts ``j E/ep ... (j+1) E/ep - 1``.
+
+    Parameters
+    ----------
+    tokens_per_expert : array of int, shape (n_experts,) or (ep, n_experts)
+        Loads per expert (a matrix from :func:`dispatch_counts` is summed over sources).
+    ep : int
+        EP ranks, dividing n_experts.
+
+    Returns
+    -------
+    ndarray of int, shape (ep,)
+    """
+    t = _as_counts("tokens_per_expert", tokens_per_expert, (1, 2))
+    if t.ndim == 2:
+        t = t.sum(axis=0)
+    r = _check_ep(ep, t.size)
+    return t.reshape(r, -1).sum(axis=1)
+
+
+def alltoall_matrix(tokens_per_expert, ep, hidden, bytes_per_element=2):
+    """Bytes each EP rank sends to each other EP rank in the dispatch AllToAll.
+
+    Parameters
+    ----------
+    tokens_per_expert : array of int, shape (n_experts,) or (ep, n_experts)
+        A matrix (from :func:`dispatch_counts`): row ``i`` holds the assignments of rank
+        ``i``'s tokens. A vector of global loads: each rank is taken to contribute an equal
+        share of every expert's load (split as evenly as whole tokens allow, the remainder
+        going to the lowest ranks).
+    ep : int
+        EP ranks, >= 1, dividing the number of experts; rank ``j`` holds experts
+        ``j E/ep ... (j+1) E/ep - 1`` (as :func:`rank_loads`).
+    hidden : int
+        Hidden size h: elements of one token's activation, >= 1.
+    bytes_per_element : float
+        Bytes per element, > 0 (2 for BF16/FP16, 1 for FP8 dispatch).
+
+    Returns
+    -------
+    ndarray of float, shape (ep, ep)
+        ``M[i, j]`` = bytes rank ``i`` sends to rank ``j`` = (assignments of rank ``i``'s
+        tokens to experts on rank ``j``) x ``hidden`` x ``bytes_per_element``. The diagonal
+        is the part that stays on the GPU (it crosses no link). Row ``i`` sums to all bytes
+        rank ``i`` dispatches; column ``j`` to all it receives. The combine AllToAll sends
+        the expert outputs back: its matrix is ``M.T``. A token routed to two experts on
+        the same rank is counted twice (no de-duplication), as in a plain top-k dispatch.
+
+    Notes
+    -----
+    The sum of a row is the per-rank ``nbytes`` of an AllToAll in the nccl-tests
+    convention (:func:`interconnect.collectives.collective_time`), which includes the piece
+    a rank keeps.
+    """
+    t = _as_counts("tokens_per_expert", tokens_per_expert, (1, 2))
+    e = t.shape[-1]
+    r = _check_ep(ep, e)
+    h = _check_count("hidden", hidden)
+    if np.ndim(bytes_per_element) != 0:
+        raise ValueError(f"bytes_per_element={bytes_per_element!r} must be a single number > 0")
+    b = float(as_positive("bytes_per_element", bytes_per_element, "bytes"))
+    if t.ndim == 2:
+        if t.shape[0] != r:
+            raise ValueError(f"tokens_per_expert has {t.shape[0]} rows but ep={ep}; a matrix needs one row per rank")
+        src = t
+    else:
+        base, rem = np.divmod(t, r)
+        src = base[None, :] + (np.arange(r)[:, None] < rem[None, :])
+    per_rank = src.reshape(r, r, e // r).sum(axis=2)  # [source, destination rank]
+    return per_rank.astype(float) * h * b
+
+
+def alltoall_flows(matrix, gpus, tag="dispatch"):
+    """The off-diagonal entries of an AllToAll matrix as :class:`interconnect.netsim.Flow` objects.
+
+    Parameters
+    ----------
+    matrix : array, shape (p, p)
+        Bytes from rank ``i`` to rank ``j`` (:func:`alltoall_matrix`, or its transpose for
+        the combine).
+    gpus : sequence of p graph nodes
+        The GPU that runs each rank (e.g. ``topology.gpus(g)[:p]``).
+    tag : hashable
+        Label of every flow (for :func:`interconnect.netsim.plot_timeline`).
+
+    Returns
+    -------
+    list of Flow
+        One flow per ordered pair ``i != j`` with bytes > 0, all starting at 0 (every
+        rank posts all its sends at once, as NCCL's grouped send/recv AllToAll does).
+    """
+    from .netsim import Flow
+
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.size == 0:
+        raise ValueError(f"matrix has shape {m.shape}; expected a square (p, p) array of bytes")
+    as_nonnegative("matrix", m, "bytes")
+    gpus = list(gpus)
+    if len(gpus) != m.shape[0]:
+        raise ValueError(f"gpus has {len(gpus)} entries but matrix is {m.shape[0]} x {m.shape[0]}; give one GPU per rank")
+    return [Flow(gpus[i], gpus[j], float(m[i, j]), tag=tag)
+            for i in range(m.shape[0]) for j in range(m.shape[0]) if i != j and m[i, j] > 0]
+
+
+def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidth, latency=0.0,
+                   gemm_efficiency=1.0, imbalance_factor=1.0, bytes_per_element=2, matrices=2):
+    """Forward time of one MoE layer on one EP rank: expert FFN compute and the two AllToAlls.
+
+    Each of the ``n_tokens`` tokens a rank holds is sent to ``top_k`` experts; each expert
+    is an FFN ``h -> ffn_hidden -> h`` of ``matrices`` weight matrices of ``h x f``:
+    ``2 matrices h f`` FLOPs per token assignment (2 FLOPs per multiply-add; 2 matrices
+    for a GeLU FFN, 3 for a gated SwiGLU FFN). Balanced, a rank computes ``n_tokens * top_k``
+    assignments; the most loaded rank computes ``imbalance_factor`` times as many. The
+    dispatch and the combine are AllToAlls of ``n_tokens * top_k * h * bytes_per_element``
+    bytes per rank (nccl-tests convention), costed by
+    :func:`interconnect.collectives.collective_time` (``"direct"``: pairwise exchange),
+    also scaled by ``imbalance_factor`` (the slowest rank receives that much more).
+
+    Parameters
+    ----------
+    n_tokens : int
+        Tokens on one EP rank entering the layer, >= 1.
+    hidden, ffn_hidden : int
+        h and the expert FFN's inner size f, >= 1.
+    ep : int
+        EP ranks, >= 1.
+    top_k : int
+        Experts per token, >= 1.
+    peak_flops : float
+        GPU peak, FLOP/s.
+    bandwidth, latency : float
+        Per-direction bandwidth (bytes/s) and per-message latency (s) each rank sees.
+    gemm_efficiency : float
+        Fraction of peak the expert GEMMs reach, (0, 1].
+    imbalance_factor : float
+        Max/mean load of the ranks, >= 1 (:func:`imbalance` of :func:`rank_loads`).
+    bytes_per_element : float
+        Bytes per element on the wire, > 0.
+    matrices : int
+        Weight matrices per expert, >= 1 (2: GeLU FFN; 3: SwiGLU, e.g. DeepSeek-V3).
+
+    Returns
+    -------
+    dict
+        ``compute``, ``dispatch``, ``combine`` (s), ``alltoall_bytes`` (bytes per rank per
+        AllToAll, before the imbalance factor) and ``comm_share`` = AllToAll time / total.
+        The backward pass repeats both AllToAlls (on the gradients) and doubles the FLOPs.
+    """
+    from .collectives import collective_time
+
+    n = _check_count("n_tokens", n_tokens)
+    h = _check_count("hidden", hidden)
+    f = _check_count("ffn_hidden", ffn_hidden)
+    r = _check_count("ep", ep)
+    k = _check_count("top_k", top_k)
+    peak = float(as_positive("peak_flops", peak_flops, "FLOP/s"))
+    bw = float(as_positive("bandwidth", bandwidth, "bytes/s"))
+    lat = float(as_nonnegative("latency", latency, "seconds"))
+    eff = float(as_positive("gemm_efficiency", gemm_efficiency))
+    if eff > 1:
+        raise ValueError(f"gemm_efficiency={gemm_efficiency!r} is out of range; allowed (0, 1]")
+    imb = float(as_positive("imbalance_factor", imbalance_factor))
+    if imb < 1:
+        raise ValueError(f"imbalance_factor={imbalance_factor!r} is out of range; allowed >= 1 (max/mean)")
+    b = float(as_positive("bytes_per_element", bytes_per_element, "bytes"))
+    w = _check_count("matrices", matrices)
+    compute = imb * n * k * 2.0 * w * h * f / (peak * eff)
+    nbytes = n * k * h * b
+    a2a = collective_time("alltoall", imb * nbytes, r, bw, lat, "direct") if r > 1 else 0.0
+    return {"compute": compute, "dispatch": a2a, "combine": a2a, "alltoall_bytes": nbytes,
+            "comm_share": 2 * a2a / (compute + 2 * a2a)}
