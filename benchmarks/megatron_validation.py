@@ -17,38 +17,18 @@ from interconnect.parallel import (CALIBRATED_COMM_EFFICIENCY, CALIBRATED_GEMM_E
 
 
 def _llm_analysis():
-    """llm_analysis.analysis.train, or None. fire (its CLI dependency) may lack `six`; it is
-    only used by llm-analysis's command line, so a stub stands in when it cannot import."""
-    try:
-        import fire  # noqa: F401
-    except ImportError:
-        sys.modules["fire"] = types.SimpleNamespace(Fire=lambda *a, **k: None)
-    try:
-        import logging
+    """llm-analysis's train function, or None (see interconnect.calculators)."""
+    from interconnect.calculators import _train
 
-        from llm_analysis.analysis import train
-        logging.getLogger("llm_analysis").setLevel(logging.ERROR)
-        return train
-    except ImportError:
-        return None
+    return _train()
 
 
-def _llm_analysis_predict(train, row, tmp):
-    m, lay = row.model, row.layout
-    cfg = {"name": m.name, "num_layers": m.layers, "n_head": m.heads, "hidden_dim": m.hidden,
-           "vocab_size": m.vocab, "max_seq_len": m.seq_len, "ffn_embed_dim": 4 * m.hidden}
-    path = os.path.join(tmp, f"{m.name}.json")
-    with open(path, "w") as f:
-        json.dump(cfg, f)
-    # llm-analysis ActivationRecomputation: 0 none, 1 selective, 2 full
-    rec = {"none": 0, "selective": 1, "full": 2}[lay.recompute]
-    out = train(model_name=path, gpu_name="a100-sxm-80gb", log_level="ERROR", seq_len=m.seq_len,
-                batch_size_per_gpu=lay.microbatch, global_batch_size=m.global_batch, tp_size=lay.tp,
-                pp_size=lay.pp, dp_size=lay.dp, sp_size=lay.tp if lay.sequence_parallel else 1,
-                activation_recomputation=rec, flash_attn=False, softmax_dropout=True,
-                flops_efficiency=CALIBRATED_GEMM_EFFICIENCY, total_num_tokens=m.global_batch * m.seq_len)
-    t = out["latency_per_iter"]
-    return t if row.quantity == "iteration_s" else step_flops(m, lay.recompute) / (lay.n_gpus * t) / 1e12
+def _llm_analysis_predict(train, row, tmp=None):
+    """llm-analysis's prediction of the row's measured quantity (seconds or TFLOP/s per GPU)."""
+    from interconnect.calculators import llm_analysis_estimate
+
+    t = llm_analysis_estimate(row.model, row.layout)["step_time"]
+    return t if row.quantity == "iteration_s" else step_flops(row.model, row.layout.recompute) / (row.layout.n_gpus * t) / 1e12
 
 
 def main():

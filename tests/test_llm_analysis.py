@@ -27,3 +27,23 @@ def test_llm_analysis_predicts_every_row(row, tmp_path):
     assert math.isfinite(la) and la > 0
     # same quantity as the measurement: within an order of magnitude of it
     assert 0.1 < la / row.measured < 10
+
+
+def test_llm_analysis_memory_is_close_to_ours_for_the_korthikanti_rows():
+    # both calculators count ZeRO-style model states and Korthikanti activations: within 20 %
+    from interconnect.calculators import llm_analysis_estimate
+    from interconnect.parallel import layout_memory
+
+    for row in VALIDATION_ROWS[:8:2]:
+        est = llm_analysis_estimate(row.model, row.layout)
+        assert est["memory"] == pytest.approx(est["model_states"] + est["activations"])
+        assert est["memory"] == pytest.approx(layout_memory(row.model, row.layout), rel=0.2)
+
+
+def test_llm_analysis_estimate_rejects_bad_input():
+    from interconnect.calculators import llm_analysis_estimate
+
+    with pytest.raises(ValueError, match="model="):
+        llm_analysis_estimate("gpt3", VALIDATION_ROWS[0].layout)
+    with pytest.raises(ValueError, match="layout="):
+        llm_analysis_estimate(VALIDATION_ROWS[0].model, (1, 8, 1))
