@@ -172,3 +172,19 @@ def test_plan_ranks_and_explains():
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_plan_tries_expert_parallel_degrees_for_moe_models():
+    # a model with MoE layers: the planner enumerates ep over the divisors of dp; dense: ep = 1 only
+    from interconnect.parallel import Cluster, ModelConfig, plan
+
+    cl = Cluster.dgx_a100()
+    moe = ModelConfig(layers=24, hidden=2048, heads=16, seq_len=2048, vocab=51200, global_batch=256,
+                      moe_layers=12, name="moe")
+    dense = ModelConfig(layers=24, hidden=2048, heads=16, seq_len=2048, vocab=51200, global_batch=256, name="dense")
+    p_moe = plan(moe, cl, 16, 80e9)
+    eps = {lay.ep for lay, _, _ in p_moe.ranked}
+    assert len(eps) > 1 and all(lay.dp % lay.ep == 0 for lay, _, _ in p_moe.ranked)
+    assert {lay.ep for lay, _, _ in plan(dense, cl, 16, 80e9).ranked} == {1}
+    only = plan(moe, cl, 16, 80e9, ep_sizes=(2,))
+    assert {lay.ep for lay, _, _ in only.ranked} == {2}

@@ -1089,8 +1089,8 @@ def layout_memory(model, layout):
 
 
 def plan(model, cluster, n_gpus, memory_limit, recompute="selective", sequence_parallel=True, zero_stage=1,
-         microbatches=(1, 2, 4, 8)):
-    """Enumerate, filter and rank (dp, tp, pp, microbatch) layouts for ``model`` on ``n_gpus``.
+         microbatches=(1, 2, 4, 8), ep_sizes=None):
+    """Enumerate, filter and rank (dp, tp, pp, ep, microbatch) layouts for ``model`` on ``n_gpus``.
 
     A layout is *valid* when ``tp`` divides ``heads`` and is at most ``gpus_per_node``,
     ``pp`` divides ``layers``, ``dp tp pp = n_gpus`` and ``microbatch * dp`` divides the
@@ -1110,6 +1110,10 @@ def plan(model, cluster, n_gpus, memory_limit, recompute="selective", sequence_p
         Passed to every :class:`Layout`.
     microbatches : sequence of int
         Microbatch sizes to try.
+    ep_sizes : sequence of int, optional
+        Expert-parallel degrees to try (each must divide ``dp``); default every divisor
+        of ``dp`` for a model with MoE layers, ``(1,)`` for a dense one. Expert weights
+        are counted as dense parameters in the memory check.
 
     Returns
     -------
@@ -1121,11 +1125,19 @@ def plan(model, cluster, n_gpus, memory_limit, recompute="selective", sequence_p
     if not bs:
         raise ValueError("microbatches is empty; expected at least one microbatch size")
     ranked, rejected = [], []
+    if ep_sizes is not None:
+        eps_given = [_scalar_count("ep_sizes", e) for e in ep_sizes]
+        if not eps_given:
+            raise ValueError("ep_sizes is empty; expected at least one expert-parallel degree")
     for tp in _divisors(n):
         for pp in _divisors(n // tp):
             dp = n // (tp * pp)
-            for b in bs:
-                lay = Layout(dp=dp, tp=tp, pp=pp, microbatch=b, sequence_parallel=sequence_parallel,
+            if ep_sizes is not None:
+                eps = [e for e in eps_given if dp % e == 0]
+            else:
+                eps = _divisors(dp) if getattr(model, "moe_layers", 0) else [1]
+            for ep, b in ((e, b_) for e in eps for b_ in bs):
+                lay = Layout(dp=dp, tp=tp, pp=pp, ep=ep, microbatch=b, sequence_parallel=sequence_parallel,
                              recompute=recompute, zero_stage=zero_stage)
                 if model.heads % tp:
                     rejected.append((lay, f"tp={tp} does not divide heads={model.heads}"))
