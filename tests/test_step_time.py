@@ -7,6 +7,7 @@ Table 3 configurations, and Narayanan et al. 2021 (arXiv:2104.04473) Table 1 TFL
 
 import dataclasses
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -188,3 +189,18 @@ def test_plan_tries_expert_parallel_degrees_for_moe_models():
     assert {lay.ep for lay, _, _ in plan(dense, cl, 16, 80e9).ranked} == {1}
     only = plan(moe, cl, 16, 80e9, ep_sizes=(2,))
     assert {lay.ep for lay, _, _ in only.ranked} == {2}
+
+
+def test_overlap_never_hides_the_last_bucket():
+    # the bucket holding the first layers' gradients is produced last: even with full overlap its
+    # reduction is exposed (PyTorch DDP, Li et al. 2020); one bucket means nothing can be hidden
+    from interconnect.parallel import Cluster, Layout, ModelConfig, dp_comm_time, step_time
+
+    cl = Cluster.dgx_a100()
+    m = ModelConfig(layers=32, hidden=4096, heads=32, seq_len=2048, vocab=51200, global_batch=512, name="6.7B")
+    many = Layout(dp=64, tp=1, pp=1, microbatch=1, dp_overlap=1.0, bucket_bytes=25e6)
+    one = Layout(dp=64, tp=1, pp=1, microbatch=1, dp_overlap=1.0, bucket_bytes=1e12)
+    st = step_time(m, many, cl)
+    n_buckets = int(np.ceil(2 * m.params / 25e6))
+    assert st.dp_comm_exposed >= dp_comm_time(m, many, cl) / n_buckets * (1 - 1e-12)
+    assert step_time(m, one, cl).dp_comm_exposed == pytest.approx(dp_comm_time(m, one, cl))

@@ -715,6 +715,12 @@ def pp_comm_time(model, layout, cluster):
     return 2.0 * m * layout.chunks * one
 
 
+def _dp_buckets(model, layout):
+    """Number of gradient buckets per GPU: BF16 gradients of its shard in ``bucket_bytes`` pieces."""
+    total = 2.0 * model.params / (layout.tp * layout.pp)
+    return max(1, int(np.ceil(total / layout.bucket_bytes)))
+
+
 def dp_comm_time(model, layout, cluster):
     """Data-parallel gradient (and ZeRO parameter) communication per step on one GPU, seconds.
 
@@ -733,7 +739,7 @@ def dp_comm_time(model, layout, cluster):
     if d == 1:
         return 0.0
     total = 2.0 * model.params / (layout.tp * layout.pp)
-    n_buckets = max(1, int(np.ceil(total / layout.bucket_bytes)))
+    n_buckets = _dp_buckets(model, layout)
     bucket = total / n_buckets
     bw, lat = _group_link(d, layout.tp, cluster)
     if layout.zero_stage == 0:
@@ -869,7 +875,8 @@ def step_time(model, layout, cluster):
     reduction can only start when the last microbatch's backward pass produces the
     gradients, so the compute it may hide behind is that backward pass (2/3 of a
     microbatch's compute; 3/4 with full recomputation, whose extra forward runs then), times
-    ``layout.dp_overlap``.
+    ``layout.dp_overlap``; the last bucket (the first layers' gradients, produced last)
+    is always exposed.
 
     References
     ----------
@@ -896,7 +903,10 @@ def step_time(model, layout, cluster):
     # the backward phase: 2 of 3 passes, or recompute + backward = 3 of 4 with full recomputation
     backward_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     window = backward_share * compute / m
-    dp_exposed = dp - min(dp, layout.dp_overlap * window) if dp > 0 else 0.0
+    # the last bucket holds the first layers' gradients, computed last: its reduction can only
+    # start when the backward pass ends, so at most (n_buckets - 1) buckets hide behind it
+    last_bucket = dp / _dp_buckets(model, layout) if dp > 0 else 0.0
+    dp_exposed = dp - min(dp - last_bucket, layout.dp_overlap * window) if dp > 0 else 0.0
     total = compute + bubble + tp + pp + ep + dp_exposed
     peak_total = n * cluster.peak_flops * total
     return StepTime(compute=compute, bubble=bubble, tp_comm=tp, pp_comm=pp, ep_comm=ep, dp_comm=dp,
