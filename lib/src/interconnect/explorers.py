@@ -555,18 +555,17 @@ def _mem_parts(model, dp, tp, pp, microbatch, zero_stage, recompute, sequence_pa
     from dataclasses import replace
 
     from . import memory
-    from .parallel import Layout, layout_memory
+    from .parallel import Layout, layout_memory, stage_params
 
     lay = Layout(dp=dp, tp=tp, pp=pp, microbatch=microbatch, recompute=recompute,
                  sequence_parallel=sequence_parallel, zero_stage=zero_stage)
     # a global batch with m = 4 pp microbatches, so 1F1B keeps pp of them in flight
     m = replace(model, global_batch=microbatch * dp * pp * 4)
-    h, L = m.hidden, m.layers
-    stage_params = ((12.0 * h * h + 13.0 * h) * L / pp + (m.vocab + m.seq_len) * h) / tp
-    states = memory.training_memory(stage_params, dp, zero_stage)
+    params = stage_params(m, lay)
+    states = memory.training_memory(params, dp, zero_stage)
     total = layout_memory(m, lay)
     return {"params": states["params"], "grads": states["grads"], "optimizer": states["optimizer"],
-            "activations": total - states["total"], "total": total, "stage_params": stage_params}
+            "activations": total - states["total"], "total": total, "stage_params": params}
 
 
 def _mem_inference_parts(model, kv_heads, head_dim, tp, pp, batch, context):

@@ -344,7 +344,7 @@ from . import memory as _memory  # noqa: E402
 
 __all__ += ["Layout", "ModelConfig", "Cluster", "StepTime", "Plan", "RECOMPUTE_MODES",
             "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
-            "step_flops", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "step_time",
+            "step_flops", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "step_time",
             "plan", "layout_memory", "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
             "calibrate", "validation_table"]
 
@@ -1077,6 +1077,18 @@ def _divisors(n):
     return [k for k in range(1, n + 1) if n % k == 0]
 
 
+def stage_params(model, layout):
+    """Parameters one GPU of the first pipeline stage holds: ``(12 h^2 + 13 h) l / pp``
+    transformer weights plus the token and position embeddings ``(V + s) h``, all over ``tp``.
+
+    References
+    ----------
+    Narayanan et al. (2021), eq. (2), split by stage and tensor rank.
+    """
+    h, L = model.hidden, model.layers
+    return ((12.0 * h * h + 13.0 * h) * L / layout.pp + (model.vocab + model.seq_len) * h) / layout.tp
+
+
 def layout_memory(model, layout):
     """Bytes per GPU on the first pipeline stage (the fullest one).
 
@@ -1088,8 +1100,7 @@ def layout_memory(model, layout):
     """
     m = _check_fit(model, layout)
     h, L = model.hidden, model.layers
-    stage_params = ((12.0 * h * h + 13.0 * h) * L / layout.pp + (model.vocab + model.seq_len) * h) / layout.tp
-    states = _memory.training_memory(stage_params, layout.dp, layout.zero_stage)["total"]
+    states = _memory.training_memory(stage_params(model, layout), layout.dp, layout.zero_stage)["total"]
     in_flight = min(layout.pp, m) * L // layout.pp
     acts = _memory.activation_memory(model.seq_len, layout.microbatch, h, model.heads, layers=max(1, in_flight),
                                      tp=layout.tp, sequence_parallel=layout.sequence_parallel,
