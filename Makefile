@@ -1,6 +1,8 @@
 # GPU Interconnects: two commands for a newcomer.
 #   make book   build the HTML book into _build/html
-#   make test   every check: lib tests, strict nbval, book build with -W, browser test
+#   make test   every check: lib tests, strict nbval, book build with -W, browser test,
+#               and the student edition
+#   make student  the student edition (no solutions) into _build/student_src/_build/html
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -9,7 +11,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements-lock.txt
 JB := $(VENV)/bin/jupyter-book
 
-.PHONY: book test venv lib-tests nbval build-strict browser-test bench execute lock clean
+.PHONY: book test venv lib-tests nbval build-strict browser-test student bench execute lock clean
 
 venv: $(STAMP)
 
@@ -36,7 +38,7 @@ book: venv
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
 
 lib-tests: venv
-	$(PY) -m pytest tests --ignore=tests/test_browser.py -q -p no:cacheprovider
+	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py -q -p no:cacheprovider
 
 nbval: venv
 	$(PY) -m pytest --nbval book -q -p no:cacheprovider --nbval-sanitize-with tests/nbval_sanitize.cfg
@@ -48,7 +50,18 @@ build-strict: venv
 browser-test: venv
 	$(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider
 
-test: lib-tests nbval build-strict browser-test
+# The student edition: the same book with every solution removed from the pages and
+# from the downloadable notebooks (tools/student_edition.py), then a test that no
+# solution text reached it. The notebooks keep their committed outputs (no re-execution).
+STUDENT_SRC := _build/student_src
+student: venv
+	$(PY) tools/student_edition.py $(STUDENT_SRC)
+	$(JB) build $(STUDENT_SRC) --builder html -W -n --keep-going
+	STUDENT_HTML=$(STUDENT_SRC)/_build/html $(PY) -m pytest tests/test_student_build.py -q -p no:cacheprovider
+	@echo ""
+	@echo "The student edition is built. Open it at: file://$(CURDIR)/$(STUDENT_SRC)/_build/html/index.html"
+
+test: lib-tests nbval build-strict browser-test student
 	@echo "All checks passed."
 
 bench: venv

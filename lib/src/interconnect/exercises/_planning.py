@@ -1,0 +1,138 @@
+"""Checkers for the chapter "Putting it together: planning a cluster" (book/parallel/planning)."""
+
+from dataclasses import replace
+
+from .. import devices, links, memory, parallel
+from ..parallel import Cluster, ModelConfig
+from ..units import GB, GiB
+from . import Answer, exercise
+
+CHAPTER = "book/parallel/planning"
+MEMORY_LIMIT = 76 * GB  # the chapter's limit: 80 GB GPUs less 4 GB for context, buffers, fragmentation
+
+
+def _gpt3(**kw):
+    m = ModelConfig(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200, global_batch=1536, name="GPT-3 175B")
+    return replace(m, **kw)
+
+
+def _cluster(gpu_name, intra, inter):
+    # the chapter's make_cluster
+    gpu, a, b = devices.get_gpu(gpu_name), links.get_link(intra), links.get_link(inter)
+    return Cluster(gpus_per_node=8, peak_flops=gpu.peak_flops,
+                   intra_bandwidth=a.bandwidth, intra_latency=a.latency,
+                   inter_bandwidth=b.bandwidth, inter_latency=b.latency,
+                   gemm_efficiency=parallel.CALIBRATED_GEMM_EFFICIENCY,
+                   comm_efficiency=parallel.CALIBRATED_COMM_EFFICIENCY,
+                   memory_bandwidth=gpu.memory_bandwidth)
+
+
+def _clusters():
+    return {"pcie": _cluster("A100", "pcie4x16", "ib-hdr"), "a100": _cluster("A100", "nvlink3", "ib-hdr"),
+            "h100": _cluster("H100", "nvlink4", "ib-ndr")}
+
+
+# planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an H100
+@exercise("planning-ex-units", CHAPTER, parts=("memory", "left"),
+          doc="memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an 80 GB H100 (bytes)")
+def _planning_ex_units():
+    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], 1024, MEMORY_LIMIT).best[2])
+    cap = float(devices.get_gpu("H100").memory)
+    return {"memory": Answer(mem, "B"),
+            "left": Answer(cap - mem, "B", mistakes={
+                "took the H100 as 80 GiB; it holds 80 GB = 74.5 GiB": 80 * GiB - mem,
+                "subtracted from the planner's 76 GB limit, not from the GPU's 80 GB": MEMORY_LIMIT - mem})}
+
+
+# planning-ex-zero3: DP communication time and memory per GPU for ZeRO 0-3, DGX A100 winner
+@exercise("planning-ex-zero3", CHAPTER, parts=("dp_comm", "memory", "stage_that_changes_traffic", "traffic_ratio"),
+          doc="DP communication time and memory per GPU for ZeRO stages 0-3 (arrays of 4), which stage changes "
+              "the traffic, and its traffic over stage 0's")
+def _planning_ex_zero3():
+    m, c = _gpt3(), _clusters()["a100"]
+    lay = parallel.plan(m, c, 1024, MEMORY_LIMIT).best[0]
+    t = [float(parallel.dp_comm_time(m, replace(lay, zero_stage=z), c)) for z in range(4)]
+    mem = [float(parallel.layout_memory(m, replace(lay, zero_stage=z))) for z in range(4)]
+    r = t[3] / t[0]
+    return {"dp_comm": Answer(t, "s"), "memory": Answer(mem, "B"),
+            "stage_that_changes_traffic": Answer("3", choices=("0", "1", "2", "3"), mistakes={
+                "1": "ZeRO-1 shards the optimizer states, not the traffic: a ReduceScatter plus an AllGather is an AllReduce",
+                "2": "ZeRO-2 shards the gradients, but still moves one ReduceScatter and one AllGather, an AllReduce"}),
+            "traffic_ratio": Answer(r, "1", mistakes={
+                "2: ZeRO-3 adds one AllGather of the parameters, half an AllReduce, not a whole one": 2.0 * r / 1.5})}
+
+
+# planning-ex-recompute: planner with full recomputation (no SP) against selective + SP, DGX A100
+@exercise("planning-ex-recompute", CHAPTER, parts=("mfu_full", "mfu_selective", "memory_full", "memory_selective",
+                                                    "higher_mfu"),
+          doc="MFU and memory per GPU of the winner with full and with selective recomputation; which has the higher MFU")
+def _planning_ex_recompute():
+    m, c = _gpt3(), _clusters()["a100"]
+    full = parallel.plan(m, c, 1024, MEMORY_LIMIT, recompute="full", sequence_parallel=False).best
+    sel = parallel.plan(m, c, 1024, MEMORY_LIMIT).best
+    win = "full" if full[1].mfu > sel[1].mfu else "selective"
+    return {"mfu_full": Answer(float(full[1].mfu), "1", rtol=0.01, mistakes={
+                "gave the hardware FLOPs utilisation (HFU); MFU does not count the recomputed forward pass":
+                    float(full[1].hfu)} if abs(full[1].hfu - full[1].mfu) > 0.03 * full[1].mfu else {}),
+            "mfu_selective": Answer(float(sel[1].mfu), "1", rtol=0.01),
+            "memory_full": Answer(float(full[2]), "B"), "memory_selective": Answer(float(sel[2]), "B"),
+            "higher_mfu": Answer(win, choices=("full", "selective"), mistakes={
+                ("full" if win == "selective" else "selective"):
+                    "full recomputation repeats the forward pass: a third more arithmetic and more TP AllReduces, "
+                    "so it lowers MFU although it saves memory"})}
+
+
+# planning-ex-network: HDR -> NDR network, or NVLink 3 -> PCIe 4.0 inside the node, GPT-3 on 1,024 A100
+@exercise("planning-ex-network", CHAPTER, parts=("time_hdr", "time_ndr", "faster_ndr", "slower_pcie", "matters_more"),
+          doc="best step time with HDR and NDR, the fraction NDR saves, the fraction PCIe inside the node costs, "
+              "and which link matters more")
+def _planning_ex_network():
+    m, cl = _gpt3(), _clusters()
+    hdr = parallel.plan(m, cl["a100"], 1024, MEMORY_LIMIT).best[1].total
+    ndr = parallel.plan(m, Cluster.dgx_a100(nodes_link="ib-ndr"), 1024, MEMORY_LIMIT).best[1].total
+    pcie = parallel.plan(m, cl["pcie"], 1024, MEMORY_LIMIT).best[1].total
+    faster, slower = 1 - ndr / hdr, pcie / hdr - 1
+    more = "intranode" if slower > faster else "network"
+    return {"time_hdr": Answer(float(hdr), "s"), "time_ndr": Answer(float(ndr), "s"),
+            "faster_ndr": Answer(float(faster), "1", rtol=0.05, mistakes={
+                "gave the time ratio NDR/HDR, not the fraction saved 1 - NDR/HDR": float(ndr / hdr)}),
+            "slower_pcie": Answer(float(slower), "1", rtol=0.02, mistakes={
+                "gave the time ratio PCIe/HDR, not the fraction added PCIe/HDR - 1": float(pcie / hdr)}),
+            "matters_more": Answer(more, choices=("network", "intranode"), mistakes={
+                ("network" if more == "intranode" else "intranode"):
+                    "the TP AllReduces on the intra-node link are on the critical path of every layer; "
+                    "the network carries only the PP sends and the exposed DP traffic"})}
+
+
+# planning-ex-batch: global batch 1,536 against 768 sequences, 256 and 1,024 DGX H100 GPUs
+@exercise("planning-ex-batch", CHAPTER, parts=("mfu_1536_1024", "bubble_1536_1024", "mfu_768_1024", "bubble_768_1024",
+                                                "mfu_768_256"),
+          doc="MFU and bubble share of the best plan for B = 1,536 and 768 on 1,024 DGX H100 GPUs (and MFU at 256)")
+def _planning_ex_batch():
+    c = _clusters()["h100"]
+    out = {}
+    for B, n in ((1536, 1024), (768, 1024), (768, 256)):
+        st = parallel.plan(_gpt3(global_batch=B), c, n, MEMORY_LIMIT).best[1]
+        # MFU and bubble are fractions; the chapter prints them as percentages
+        out[f"mfu_{B}_{n}"] = Answer(float(st.mfu), "1", rtol=0.01)
+        if n == 1024:
+            out[f"bubble_{B}_{n}"] = Answer(float(st.shares()["bubble"]), "1", rtol=0.02)
+    return out
+
+
+# planning-ex-kv: sequences of 32,768 tokens in the KV cache, Llama 70B on 8 H100 with t = 8, GQA and MHA
+@exercise("planning-ex-kv", CHAPTER, parts=("sequences_gqa", "sequences_mha"),
+          doc="how many 32,768-token sequences fit in the KV cache with 8 and with 64 KV heads (10 % kept free)")
+def _planning_ex_kv():
+    h100 = devices.get_gpu("H100")
+    weights = 2 * 69e9 / 8  # Llama 2 70B, about 69B parameters, 2 bytes each, split over t = 8
+    free, free_all = 0.9 * h100.memory - weights, h100.memory - weights
+    out = {}
+    for kv, name in ((8, "sequences_gqa"), (64, "sequences_mha")):
+        per = memory.kv_cache_bytes(layers=80, kv_heads=kv // 8, head_dim=128, seq_len=32768)
+        full = memory.kv_cache_bytes(layers=80, kv_heads=kv, head_dim=128, seq_len=32768)
+        v = int(free // per)
+        m = {"did not split the KV heads over the 8 TP ranks: each holds kv_heads / 8": int(free // full),
+             "kept no memory free; the exercise leaves 10 % of each GPU's memory": int(free_all // per)}
+        out[name] = Answer(v, "1", rtol=0, mistakes={k: w for k, w in m.items() if w != v})
+    return out

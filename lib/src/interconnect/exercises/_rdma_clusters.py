@@ -1,0 +1,113 @@
+"""Checkers for the chapter "RDMA clusters" (book/history/rdma_clusters)."""
+
+import numpy as np
+
+from .. import collectives as C
+from .. import links, netsim, topology, transfer
+from ..units import GB, GiB, MiB
+from . import Answer, exercise
+
+CHAPTER = "book/history/rdma_clusters"
+NBYTES = 1 * GiB  # the chapter's AllToAll message
+
+
+def _nv_and_net(g):
+    return (topology.path_bandwidth(g, "n0.gpu0", "n0.gpu1"), topology.path_latency(g, "n0.gpu0", "n0.gpu1"),
+            topology.path_bandwidth(g, "n0.gpu0", "n1.gpu0"), topology.path_latency(g, "n0.gpu0", "n1.gpu0"))
+
+
+# rdma-ex-units: one HDR NIC, eight of them, bidirectional, and a 10 GB shard over one NIC
+@exercise("rdma-ex-units", CHAPTER, parts=("nic", "server", "server_bidirectional", "shard_time"),
+          doc="per-direction bandwidth of one HDR NIC and of 8, the bidirectional server figure, time for 10 GB")
+def _rdma_ex_units():
+    hdr = links.get_link("ib-hdr")
+    g = topology.cluster(2, 8, nic="ib-hdr")
+    t = transfer.gpudirect_rdma(g, "n0.gpu0", "n1.gpu0", 10 * GB).time
+    return {
+        "nic": Answer(hdr.bandwidth, "B/s"),
+        "server": Answer(8 * hdr.bandwidth, "B/s", mistakes={
+            "one NIC only: the server figure is eight NICs": hdr.bandwidth}),
+        "server_bidirectional": Answer(8 * hdr.bidirectional_bandwidth, "B/s both"),
+        "shard_time": Answer(t, "s", mistakes={
+            "used the whole server's bandwidth (or 200 GB/s): one GPU sends through one NIC of 200 Gb/s":
+                10 * GB / (8 * hdr.bandwidth)}),
+    }
+
+
+# rdma-ex-bounce: best chunk count for a 64 MiB bounce-buffer copy and its ratio to GPUDirect RDMA
+@exercise("rdma-ex-bounce", CHAPTER, parts=("best_chunks", "ratio_to_gpudirect"),
+          doc="chunk count c in 1..256 that makes the bounce buffer fastest, and its time / GPUDirect RDMA time")
+def _rdma_ex_bounce():
+    g = topology.cluster(2, 8)
+    n = 64 * MiB
+    times = {int(c): transfer.bounce_buffer(g, "n0.gpu0", "n1.gpu0", n, chunks=int(c)).time for c in 2 ** np.arange(9)}
+    best = min(times, key=times.get)
+    gdr = transfer.gpudirect_rdma(g, "n0.gpu0", "n1.gpu0", n).time
+    ratio_mistakes = {}
+    if abs(times[1] / times[best] - 1) > 0.05:
+        ratio_mistakes["no pipelining (c = 1): the three copies then run one after another"] = times[1] / gdr
+    return {"best_chunks": Answer(best, "1", rtol=0),
+            "ratio_to_gpudirect": Answer(times[best] / gdr, "1", mistakes=ratio_mistakes)}
+
+
+def _alltoall_time(rail, r, nodes=4):
+    g = topology.cluster(nodes, 8, rail_optimized=rail, leaf_spine_oversubscription=r, spines=1)
+    return netsim.simulate_collective(g, "alltoall", NBYTES, algorithm="direct").time
+
+
+# rdma-ex-oversub: simulated 1 GiB AllToAll on 4 ToR servers at 1:1, 2:1, 4:1, and on rails at 4:1
+@exercise("rdma-ex-oversub", CHAPTER, parts=("tor_1", "tor_2", "tor_4", "rail_4"),
+          doc="simulated AllToAll times on 4 servers: top-of-rack 1:1, 2:1, 4:1 and rail-optimised 4:1")
+def _rdma_ex_oversub():
+    t = {k: _alltoall_time(rail, r) for k, rail, r in
+         (("tor_1", False, 1.0), ("tor_2", False, 2.0), ("tor_4", False, 4.0), ("rail_4", True, 4.0))}
+    out = {k: Answer(v, "s") for k, v in t.items()}
+    if abs(t["rail_4"] / t["tor_4"] - 1) > 0.05:
+        out["rail_4"] = Answer(t["rail_4"], "s", mistakes={
+            "top-of-rack time: on rails the AllToAll's traffic also crosses the spines, but per rail": t["tor_4"]})
+    return out
+
+
+# rdma-ex-ecmp: best and worst ECMP AllToAll over seeds 0-5, and the single fat spine
+@exercise("rdma-ex-ecmp", CHAPTER, parts=("best", "worst", "ideal"),
+          doc="best and worst AllToAll time with ECMP for seeds 0..5 on 2 ToR servers, and with spines=1")
+def _rdma_ex_ecmp():
+    g = topology.cluster(2, 8, rail_optimized=False)
+    ts = [netsim.simulate_collective(g, "alltoall", NBYTES, algorithm="direct", routing="ecmp", seed=s).time
+          for s in range(6)]
+    ideal = _alltoall_time(False, 1.0, nodes=2)
+    return {"best": Answer(min(ts), "s"), "worst": Answer(max(ts), "s"), "ideal": Answer(ideal, "s")}
+
+
+# rdma-ex-hier: flat ring against hierarchical AllReduce of 14 GB on 128 x 8 H100 with 400 GbE
+@exercise("rdma-ex-hier", CHAPTER, parts=("flat", "hierarchical", "dominant_phase"),
+          doc="flat-ring and hierarchical AllReduce times of 14 GB on 128 servers, and the largest phase")
+def _rdma_ex_hier():
+    b_nv, a_nv, _, _ = _nv_and_net(topology.cluster(8, 8))
+    _, _, be, ae = _nv_and_net(topology.cluster(2, 8, nic="eth-400g"))
+    n, N, g = 14e9, 128, 8
+    rs = C.collective_time("reducescatter", n, g, b_nv, a_nv)
+    ar = C.collective_time("allreduce", n / g, N, be, ae)
+    phases = {"reducescatter": rs, "allreduce": ar, "allgather": C.collective_time("allgather", n, g, b_nv, a_nv)}
+    hier = C.hierarchical_allreduce_time(n, N, g, b_nv, a_nv, be, ae)
+    dominant = max(phases, key=phases.get)
+    why = "the NVLink phases move n over 8 GPUs at NVLink speed; the network phase is the largest"
+    return {
+        "flat": Answer(C.collective_time("allreduce", n, g * N, be, ae), "s"),
+        "hierarchical": Answer(hier, "s", mistakes={
+            "the network phase carried the whole 14 GB: each rail AllReduces only n / 8":
+                hier - ar + C.collective_time("allreduce", n, N, be, ae)}),
+        "dominant_phase": Answer(dominant, choices=tuple(phases),
+                                 mistakes={k: why for k in phases if k != dominant}),
+    }
+
+
+# rdma-ex-nvl72: hierarchical AllReduce of 16 GB on 16 NVL72 racks against 144 servers of 8
+@exercise("rdma-ex-nvl72", CHAPTER, parts=("nvl72", "servers_of_8"),
+          doc="hierarchical AllReduce time of 16 GB on 16 domains of 72 and on 144 domains of 8 (XDR, NVLink 5)")
+def _rdma_ex_nvl72():
+    nv5 = links.get_link("nvlink5")
+    _, _, bx, ax = _nv_and_net(topology.cluster(2, 8, nic="ib-xdr", gpu_nic_link="pcie6x16"))
+    t = {k: C.hierarchical_allreduce_time(16e9, N, g, nv5.bandwidth, nv5.latency, bx, ax)
+         for k, g, N in (("nvl72", 72, 16), ("servers_of_8", 8, 144))}
+    return {k: Answer(v, "s") for k, v in t.items()}

@@ -1,0 +1,67 @@
+"""Checkers for the chapter "Topology" (book/stack/topology)."""
+
+import itertools
+
+from .. import links
+from .. import topology as T
+from . import Answer, exercise, not_numeric
+
+CHAPTER = "book/stack/topology"
+
+
+# topo-ex-torus: diameters and bisections of an 8 x 8 torus and a 64-GPU ring
+@exercise("topo-ex-torus", CHAPTER, parts=("torus_diameter", "ring_diameter", "torus_bisection", "ring_bisection"),
+          doc="diameter (hops) and bisection bandwidth (B/s per direction) of an 8x8 torus and a 64-GPU ring")
+def _topo_ex_torus():
+    b = links.get_link("nvlink2-link").bandwidth
+    tor, ring = T.torus((8, 8)), T.ring(64)
+    return {
+        "torus_diameter": Answer(T.diameter(tor), "1", rtol=0, mistakes={"used k instead of floor(k/2) per dimension": 16}),
+        "ring_diameter": Answer(T.diameter(ring), "1", rtol=0, mistakes={"took the ring's size, not half of it": 64}),
+        "torus_bisection": Answer(T.bisection_bandwidth(tor), "B/s", mistakes={
+            "forgot the wrap-around links (2 k^(n-1) b, not k^(n-1) b)": T.bisection_bandwidth(tor) / 2}),
+        "ring_bisection": Answer(T.bisection_bandwidth(ring), "B/s", mistakes={
+            "cut one link only: a ring is cut in two places": T.bisection_bandwidth(ring) / 2}),
+    }
+
+
+# topo-ex-oversub: bisection of k=4 and k=8 fat trees at 1:1, 2:1, 4:1
+_OVERSUB = [(k, r) for k in (4, 8) for r in (1, 2, 4)]
+
+
+@exercise("topo-ex-oversub", CHAPTER, parts=tuple(f"k{k}_r{r}" for k, r in _OVERSUB),
+          doc="bisection bandwidth (B/s per direction) of k=4 and k=8 fat trees at 1:1, 2:1 and 4:1, (k^3/8) b / r")
+def _topo_ex_oversub():
+    b = links.get_link("ib-ndr").bandwidth
+    out = {}
+    for k, r in _OVERSUB:
+        bis = T.bisection_bandwidth(T.fat_tree(k, oversubscription=r), method="heuristic")
+        half = "counted all k^3/4 hosts instead of the half on one side"
+        mistakes = {half: 2 * bis} if r in (1, 2) else {half: 2 * bis, "forgot to divide by the oversubscription r": bis * r}
+        if r == 2:
+            mistakes = {half + " (or forgot to divide by r)": 2 * bis}
+        out[f"k{k}_r{r}"] = Answer(bis, "B/s", mistakes=mistakes)
+    return out
+
+
+# topo-ex-dgx1ring: number of directed DGX-1 ring orders from GPU 0 using only NV2 pairs
+@exercise("topo-ex-dgx1ring", CHAPTER, doc="how many directed ring orders from GPU 0 use only NV2 (two-link) pairs")
+def _topo_ex_dgx1ring():
+    g = T.dgx1_hybrid_cube_mesh()
+    best_bw, count = 0.0, 0
+    for rest in itertools.permutations(range(1, 8)):
+        order = [f"gpu{i}" for i in (0, *rest)]
+        pairs = list(zip(order, order[1:] + order[:1]))
+        if all(g.has_edge(a, b) for a, b in pairs):
+            bw = min(g.edges[a, b]["bandwidth"] for a, b in pairs)
+            if bw > best_bw:
+                best_bw, count = bw, 1
+            elif bw == best_bw:
+                count += 1
+    return Answer(count, "1", rtol=0, mistakes={
+        "counted undirected rings: each appears twice, once per direction": count // 2})
+
+
+not_numeric("topo-ex-blast", CHAPTER, "which GPUs stay connected after a link failure: a list of islands and an explanation")
+not_numeric("topo-ex-pxn", CHAPTER, "a path through the cluster and the NIC it uses: compare with the printed route")
+not_numeric("topo-ex-dragonfly", CHAPTER, "build a graph by hand and compare a simulation with a closed form: open-ended")
