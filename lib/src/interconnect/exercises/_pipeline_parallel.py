@@ -1,6 +1,8 @@
 """Checkers for the chapter "Pipeline parallelism" (book/parallel/pipeline_parallel)."""
 
-from .. import parallel
+from dataclasses import replace
+
+from .. import links, parallel, pipeline
 from . import Answer, exercise
 
 CHAPTER = "book/parallel/pipeline_parallel"
@@ -33,3 +35,118 @@ def _pp_ex_share():
     p, m = 8, 24
     b = parallel.pipeline_bubble_fraction(p, m)
     return Answer(b / (1 + b), "1", mistakes={"gave bubble over ideal time, (p-1)/m, not idle over total": b})
+
+
+# ---- the chapter's state, rebuilt as its setup cells build it ------------------------
+
+def _gpt3_175b():
+    """The 175B validation row of the chapter: model, layout, m, and t_micro on Cluster.dgx_a100()."""
+    row = next(r for r in parallel.VALIDATION_ROWS if r.name == "175B selective")
+    model, layout = row.model, parallel.validation_layout(row)
+    m = layout.microbatches(model.global_batch)
+    step = parallel.step_time(model, layout, parallel.Cluster.dgx_a100())
+    t_micro = (step.compute + step.tp_comm) / m   # one microbatch through one stage, forward + backward
+    return model, layout, m, t_micro
+
+
+def _exposed_transfers(kind, p, m, v=1, tf=1.0, dc=1e-3):
+    """How many transfer times the makespan grows by, per unit of t_comm (the chapter's slope)."""
+    a = pipeline.makespan(pipeline.schedule(kind, p, m, chunks=v, t_forward=tf, t_backward=2 * tf))
+    b = pipeline.makespan(pipeline.schedule(kind, p, m, chunks=v, t_forward=tf, t_backward=2 * tf, t_comm=dc))
+    return (b - a) / dc
+
+
+# pp-ex-bytes: bytes across one stage boundary per step, per direction, whole tensor and per GPU with s/g
+@exercise("pp-ex-bytes", CHAPTER, parts=("whole", "per_gpu_sg", "time_whole", "time_sg"),
+          doc="bytes per step and direction across one stage boundary of the 175B example, whole tensor and per GPU "
+              "with scatter/gather, and their times (s) on one HDR card at its per-direction peak")
+def _pp_ex_bytes():
+    model, layout, m, _ = _gpt3_175b()
+    hdr = links.get_link("ib-hdr")
+    one = 2 * model.seq_len * layout.microbatch * model.hidden      # 2sbh, one microbatch
+    out = {}
+    for part, nbytes in (("whole", m * one), ("per_gpu_sg", m * one / layout.tp)):
+        out[part] = Answer(nbytes, "B", mistakes={
+            "added both directions: forward activations and backward gradients each cross once per direction":
+                2 * nbytes,
+            "counted one microbatch, not all m of the step": nbytes / m,
+            "counted elements (sbh), not 2-byte BF16 values": nbytes / 2})
+        t = nbytes / hdr.bandwidth
+        out["time_" + ("whole" if part == "whole" else "sg")] = Answer(t, "s", mistakes={
+            "ran the link at the calibrated comm efficiency; the exercise asks for the peak":
+                t / parallel.CALIBRATED_COMM_EFFICIENCY,
+            "timed one microbatch, not all m of the step": t / m})
+    return out
+
+
+# pp-ex-memory: microbatches each stage of a p = 8, m = 64 1F1B pipeline holds at its peak
+@exercise("pp-ex-memory", CHAPTER,
+          doc="peak microbatches in flight on each stage 0..7 of a 1F1B pipeline with p = 8, m = 64 (an array)")
+def _pp_ex_memory():
+    p, m = 8, 64
+    tasks = pipeline.schedule("1f1b", p, m)
+    held = [pipeline.in_flight(tasks, stage=s) for s in range(p)]
+    return Answer(held, "1", rtol=0, mistakes={
+        "counted only the p - s - 1 warm-up forward passes, not the one that starts the steady state":
+            [p - s - 1 for s in range(p)],
+        "took GPipe's m microbatches on every stage": [m] * p,
+        "gave every stage stage 0's p microbatches": [p] * p})
+
+
+# pp-ex-faster-gpu: 1F1B bubble with 4x faster GPUs, whole tensor, on HDR and 100 Gb/s Ethernet
+@exercise("pp-ex-faster-gpu", CHAPTER, parts=("bubble_hdr", "bubble_eth", "closed_form"),
+          doc="measured 1F1B bubble (bubble / ideal compute, a fraction) of the 175B example with t_micro / 4, "
+              "no scatter/gather, on HDR and on 100 Gb/s Ethernet, and the closed form (p-1)/m")
+def _pp_ex_faster_gpu():
+    model, layout, m, t_micro = _gpt3_175b()
+
+    def bubble(name, tm, sg=False):
+        cl = parallel.Cluster.dgx_a100(nodes_link=name)
+        tc = parallel.pp_comm_time(model, replace(layout, scatter_gather=sg), cl) / (2 * m)
+        tasks = pipeline.schedule("1f1b", layout.pp, m, t_forward=tm / 3, t_backward=2 * tm / 3, t_comm=tc)
+        return pipeline.bubble_fraction_measured(tasks)
+
+    out = {}
+    for part, name in (("bubble_hdr", "ib-hdr"), ("bubble_eth", "eth-100g")):
+        out[part] = Answer(bubble(name, t_micro / 4), "1", mistakes={
+            "kept the scatter/gather optimisation; the exercise sends the whole tensor": bubble(name, t_micro / 4, True),
+            "forgot to make the GPUs faster (t_micro, not t_micro / 4)": bubble(name, t_micro)})
+    b = parallel.pipeline_bubble_fraction(layout.pp, m)
+    out["closed_form"] = Answer(b, "1", mistakes={
+        "gave idle over total, (p-1)/(m+p-1), not bubble over ideal time": b / (1 + b),
+        "used p instead of p - 1": layout.pp / m})
+    return out
+
+
+# pp-ex-slope: exposed transfers per step (slope of makespan in t_comm), p = 4, m = 4, 8, 16
+_SLOPE_M = (4, 8, 16)
+
+
+@exercise("pp-ex-slope", CHAPTER, parts=("gpipe", "1f1b", "interleaved", "depends_on_m"),
+          doc="slope of pipeline.makespan in t_comm (transfer times per step) for p = 4 and m = 4, 8, 16 (arrays), "
+              "GPipe, 1F1B and interleaved v = 2; which schedule's slope grows with m")
+def _pp_ex_slope():
+    p = 4
+    slopes = {kind: [round(_exposed_transfers(kind, p, mm, 2 if kind == "interleaved" else 1)) for mm in _SLOPE_M]
+              for kind in pipeline.KINDS}
+    grows = [kind for kind, s in slopes.items() if len(set(s)) > 1]
+    assert len(grows) == 1, slopes
+    all_msgs = {kind: [2 * mm * (2 if kind == "interleaved" else 1) for mm in _SLOPE_M] for kind in pipeline.KINDS}
+    out = {
+        "gpipe": Answer(slopes["gpipe"], "1", mistakes={
+            "counted the fill only (p - 1), not the fill and the drain": [p - 1] * len(_SLOPE_M),
+            "counted every one of the 2m transfers, as step_time charges them": all_msgs["gpipe"]}),
+        "1f1b": Answer(slopes["1f1b"], "1", mistakes={
+            "took GPipe's 2(p-1) for every schedule": [2 * (p - 1)] * len(_SLOPE_M),
+            "counted every one of the 2m transfers, as step_time charges them": all_msgs["1f1b"]}),
+        "interleaved": Answer(slopes["interleaved"], "1", mistakes={
+            "counted every one of the 2mv transfers: the warm-up slack hides many of them": all_msgs["interleaved"],
+            "took 1F1B's slope": slopes["1f1b"]}),
+    }
+    why = {"gpipe": "GPipe pays only the fill and the drain, 2(p-1) transfers, whatever m is",
+           "interleaved": "interleaving sends v times the messages, but its warm-up slack keeps its slope constant "
+                          "for short transfers",
+           "1f1b": "1F1B's steady state waits for a transfer before nearly every pass, so its slope grows with m"}
+    out["depends_on_m"] = Answer(grows[0], choices=pipeline.KINDS,
+                                 mistakes={k: v for k, v in why.items() if k != grows[0]})
+    return out

@@ -1,7 +1,9 @@
 """Checkers for the chapter "Tensor parallelism" (book/parallel/tensor_parallel)."""
 
 from .. import collectives as C
-from .. import links
+from .. import devices, links, memory
+from .. import parallel as P
+from ..units import GB
 from . import Answer, exercise
 
 CHAPTER = "book/parallel/tensor_parallel"
@@ -36,4 +38,125 @@ def _tp_ex_crossover():
         link = links.get_link(name)
         ns = a * link.latency * link.bandwidth / b
         out[part] = Answer(ns, "B", mistakes={"forgot the ring coefficients (took n* = αB)": link.latency * link.bandwidth})
+    return out
+
+
+# ---- the chapter's state, rebuilt as its setup cells build it ------------------------
+
+def _gpt3():
+    return P.ModelConfig(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200, global_batch=64,
+                         name="GPT-3 175B")
+
+
+def _layout(**kw):
+    args = dict(dp=1, tp=8, pp=8, microbatch=1, sequence_parallel=True, recompute="selective")
+    args.update(kw)
+    return P.Layout(**args)
+
+
+def _h100_cluster(intra, gpus_per_node=8, inter=None):
+    """H100 nodes; the efficiencies are those calibrated on DGX A100 (the chapter's h100_cluster)."""
+    h100 = devices.get_gpu("H100")
+    inter = inter or links.get_link("ib-ndr")
+    return P.Cluster(gpus_per_node, h100.peak_flops, intra.bandwidth, intra.latency,
+                     inter.bandwidth, inter.latency, P.CALIBRATED_GEMM_EFFICIENCY,
+                     P.CALIBRATED_COMM_EFFICIENCY, h100.memory_bandwidth)
+
+
+# tp-ex-count: TP AllReduce-equivalents per GPU per step for GPT-3 175B, selective and full recomputation
+@exercise("tp-ex-count", CHAPTER, parts=("selective", "full", "ratio"),
+          doc="TP AllReduce(-equivalent)s one GPU runs per step, GPT-3 175B, t = p = 8, m = 64, selective and full "
+              "recomputation (counts), and the ratio of tp_comm_time full / selective")
+def _tp_ex_count():
+    gpt3, dgx = _gpt3(), P.Cluster.dgx_a100()
+    sel, full = _layout(), _layout(recompute="full")
+    m = sel.microbatches(gpt3.global_batch)
+    per_stage = gpt3.layers // sel.pp
+    # one AllReduce of 2sbh bytes at the calibrated NVLink 3 rate; tp_comm_time is a whole number of them
+    n_tp = 2 * gpt3.seq_len * sel.microbatch * gpt3.hidden
+    one = C.collective_time("allreduce", n_tp, sel.tp, dgx.intra_bandwidth * dgx.comm_efficiency, dgx.intra_latency)
+    t_sel, t_full = P.tp_comm_time(gpt3, sel, dgx), P.tp_comm_time(gpt3, full, dgx)
+    n_sel, n_full = round(t_sel / one), round(t_full / one)
+    return {
+        "selective": Answer(n_sel, "1", rtol=0, mistakes={
+            "counted the forward pass only (2 per layer): the backward pass has 2 more": n_sel // 2,
+            "counted all 96 layers: one GPU holds only the l/p layers of its stage": n_sel * sel.pp,
+            "counted one microbatch, not all m of the step": n_sel // m}),
+        "full": Answer(n_full, "1", rtol=0, mistakes={
+            "doubled the count: full recomputation repeats only the forward pass (2 more per layer, not 4)":
+                2 * n_sel,
+            "counted all 96 layers: one GPU holds only the l/p layers of its stage": n_full * sel.pp}),
+        "ratio": Answer(t_full / t_sel, "1", mistakes={
+            "divided selective by full": t_sel / t_full,
+            "took full recomputation as doubling the AllReduces": 2.0}),
+    }
+
+
+# tp-ex-memory: does GPT-3 175B (t = p = 8, b = 1, selective) fit on 80 GB GPUs with and without SP?
+@exercise("tp-ex-memory", CHAPTER, parts=("with_sp", "without_sp", "fits_with_sp", "fits_without_sp"),
+          doc="bytes per GPU from layout_memory (model states + first-stage activations) with and without sequence "
+              "parallelism, and whether each fits in 80 GB (yes/no)")
+def _tp_ex_memory():
+    gpt3 = _gpt3()
+    out = {}
+    for key, sp in (("with_sp", True), ("without_sp", False)):
+        lay = _layout(sequence_parallel=sp)
+        mem = P.layout_memory(gpt3, lay)
+        states = memory.training_memory(P.stage_params(gpt3, lay), lay.dp, lay.zero_stage)["total"]
+        out[key] = Answer(mem, "B", mistakes={
+            "forgot the model states: gave the activations only": mem - states,
+            "forgot the activations: gave the model states only": states})
+        fits = "yes" if mem < 80 * GB else "no"
+        out["fits_" + key] = Answer(fits, choices=("yes", "no"), mistakes={
+            ("no" if fits == "yes" else "yes"): f"layout_memory gives {mem / GB:.1f} GB against the 80 GB of the GPU"})
+    return out
+
+
+# tp-ex-tp16: t = 16, p = 4 against t = 8, p = 8 for GPT-3 175B on HGX H100 nodes of 8 GPUs with NDR
+@exercise("tp-ex-tp16", CHAPTER,
+          parts=("step_t8", "step_t16", "share_t8", "share_t16", "mfu_t8", "mfu_t16", "plan"),
+          doc="step time (s), TP share of the step and MFU (fractions) of GPT-3 175B with t=8,p=8 and t=16,p=4 on "
+              "8-GPU H100 nodes with NDR; does parallel.plan accept or reject t = 16")
+def _tp_ex_tp16():
+    gpt3, hgx, dgx = _gpt3(), _h100_cluster(links.get_link("nvlink4")), P.Cluster.dgx_a100()
+    out = {}
+    for tp_, pp_ in ((8, 8), (16, 4)):
+        lay = _layout(tp=tp_, pp=pp_)
+        s = P.step_time(gpt3, lay, hgx)
+        s_dgx = P.step_time(gpt3, lay, dgx)
+        out[f"step_t{tp_}"] = Answer(s.total, "s", mistakes={
+            "used the chapter's DGX A100 cluster, not H100 nodes": s_dgx.total})
+        out[f"share_t{tp_}"] = Answer(s.shares()["tp_comm"], "1", mistakes={
+            "gave TP time over compute time, not over the whole step": s.tp_comm / s.compute})
+        out[f"mfu_t{tp_}"] = Answer(s.mfu, "1", mistakes={
+            "used the chapter's DGX A100 cluster, not H100 nodes": s_dgx.mfu})
+    pl = P.plan(gpt3, hgx, 64, 80e9)
+    verdict = "accepted" if any(row[0].tp == 16 for row in pl.ranked) else "rejected"
+    out["plan"] = Answer(verdict, choices=("accepted", "rejected"), mistakes={
+        ("accepted" if verdict == "rejected" else "rejected"):
+            "the planner rejects any t larger than gpus_per_node (8): the TP group would leave NVLink"})
+    return out
+
+
+# tp-ex-decode: GPT-3 175B decode at batch 1 on 8 GPUs: TP share of a token, and what a 2-step AllReduce saves
+@exercise("tp-ex-decode", CHAPTER, parts=("share_nvlink4", "share_pcie5", "saving_nvlink4"),
+          doc="fraction of a token's time (TP comm + weight read) that is TP communication on NVLink 4 and PCIe 5.0; "
+              "seconds per token saved on NVLink 4 by an AllReduce of 2 latency steps with the ring's bandwidth term")
+def _tp_ex_decode():
+    h100 = devices.get_gpu("H100")
+    n, layers = 2 * 12288, 96
+    weights_time = 2 * 175e9 / 8 / h100.memory_bandwidth
+    a, b, _ = C.cost_terms("allreduce", 8, "ring")
+    out = {}
+    for key, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16")):
+        l = links.get_link(name)
+        ring = 2 * layers * C.collective_time("allreduce", n, 8, l.bandwidth, l.latency)
+        two_step = 2 * layers * (2 * l.latency + b * n / l.bandwidth)
+        out["share_" + key] = Answer(ring / (ring + weights_time), "1", mistakes={
+            "divided by the weight-read time alone, not by the token's whole time": ring / weights_time,
+            "counted one AllReduce per layer, not two": (ring / 2) / (ring / 2 + weights_time)})
+        if key == "nvlink4":
+            out["saving_nvlink4"] = Answer(ring - two_step, "s", mistakes={
+                "gave the two-step time per token, not the saving": two_step,
+                "gave the saving per AllReduce, not per token (2 l AllReduces)": (ring - two_step) / (2 * layers)})
     return out

@@ -1,0 +1,129 @@
+"""Checkers for the chapter "Collective communication" (book/stack/collectives)."""
+
+import math
+
+import numpy as np
+
+from .. import collectives as C
+from .. import links
+from ..units import GB, GiB, KiB, MiB, us
+from . import Answer, exercise
+
+CHAPTER = "book/stack/collectives"
+
+
+def _distinct(value, mistakes, rtol=0.02):
+    """Keep only the mistakes whose value a reader could not confuse with the answer."""
+    v = np.asarray(value, dtype=float)
+    return {k: w for k, w in mistakes.items()
+            if not np.allclose(np.asarray(w, dtype=float), v, rtol=2.5 * rtol, atol=0)}
+
+
+# coll-ex-busbw: 1 GiB AllReduce on 8 GPUs in 5.2 ms: algbw, busbw, fraction of NVLink 4
+@exercise("coll-ex-busbw", CHAPTER, parts=("algbw", "busbw", "fraction"),
+          doc="algbw and busbw (B/s) of a 1 GiB 8-GPU AllReduce that took 5.2 ms, and busbw as a fraction of nvlink4 "
+              "per direction")
+def _coll_ex_busbw():
+    n, t, p = 1 * GiB, 5.2e-3, 8
+    nv4 = links.get_link("nvlink4")
+    algbw = C.algorithm_bandwidth(n, t)
+    busbw = C.bus_bandwidth("allreduce", algbw, p)
+    return {
+        "algbw": Answer(algbw, "B/s", mistakes={
+            "multiplied by the bus factor: that is busbw, algbw is n / t": busbw}),
+        "busbw": Answer(busbw, "B/s", mistakes={
+            "used the AllGather factor (p-1)/p instead of AllReduce's 2(p-1)/p": C.bus_bandwidth("allgather", algbw, p),
+            "took algbw as busbw (forgot the factor 2(p-1)/p)": algbw}),
+        "fraction": Answer(busbw / nv4.bandwidth, "1", mistakes={
+            "compared algbw, not busbw, with the link": algbw / nv4.bandwidth,
+            "divided by the bidirectional 900 GB/s: compare with the per-direction peak":
+                busbw / nv4.bidirectional_bandwidth}),
+    }
+
+
+# coll-ex-bytes: bytes each GPU sends and receives in a 1 GiB ring AllReduce, p = 8 and 64
+@exercise("coll-ex-bytes", CHAPTER, parts=("sent_p8", "received_p8", "sent_p64", "received_p64"),
+          doc="bytes each GPU sends and receives in a ring AllReduce of 1 GiB on 8 and on 64 GPUs")
+def _coll_ex_bytes():
+    n = 1 * GiB
+    out = {}
+    for p in (8, 64):
+        a, b, _ = C.cost_terms("allreduce", p, "ring")
+        mistakes = _distinct(b * n, {
+            "counted the reduce-scatter phase only: the all-gather sends as much again": b * n / 2,
+            "sent the whole vector in every one of the 2(p-1) steps: each step sends a chunk n/p": a * n,
+            "took the p -> infinity limit 2n, not 2(p-1)/p n": 2 * n})
+        for kind in ("sent", "received"):
+            out[f"{kind}_p{p}"] = Answer(b * n, "B", mistakes=mistakes)
+    return out
+
+
+# coll-ex-crossover: ring against binomial tree AllReduce, 16 GPUs, 25 GB/s, 5 us
+@exercise("coll-ex-crossover", CHAPTER,
+          doc="message size (B) above which the 16-GPU ring AllReduce beats the binomial tree, 25 GB/s, 5 us")
+def _coll_ex_crossover():
+    p, bw, lat = 16, 25 * GB, 5 * us
+    x = C.crossover_size("allreduce", p, bw, lat, "ring", "tree")
+    a_ring, b_ring, _ = C.cost_terms("allreduce", p, "ring")
+    lg = math.log2(p)
+    return Answer(x, "B", mistakes=_distinct(x, {
+        "took n* = alpha B, without the coefficients' differences": lat * bw,
+        "used the bidirectional 50 GB/s": C.crossover_size("allreduce", p, 2 * bw, lat, "ring", "tree"),
+        "gave the tree lg p terms (a Reduce only), not 2 lg p (Reduce + Broadcast)":
+            (a_ring - lg) * lat / ((lg - b_ring) / bw)}))
+
+
+# coll-ex-allgather: ZeRO-3 AllGather of 8 x 128 MiB shards on NVLink 3
+@exercise("coll-ex-allgather", CHAPTER, parts=("time", "factor"),
+          doc="time (s) of the right AllGather call (n = all 8 shards) on NVLink 3, and the factor by which the "
+              "colleague's call (n = one 128 MiB shard) is too fast")
+def _coll_ex_allgather():
+    nv3 = links.get_link("nvlink3")
+    p, shard = 8, 128 * MiB
+    right = C.collective_time("allgather", p * shard, p, nv3.bandwidth, nv3.latency)
+    wrong = C.collective_time("allgather", shard, p, nv3.bandwidth, nv3.latency)
+    return {
+        "time": Answer(right, "s", mistakes={"passed the 128 MiB shard: nbytes is the AllGather's output": wrong}),
+        "factor": Answer(right / wrong, "1", mistakes=_distinct(right / wrong, {
+            "inverted the factor (wrong over right)": wrong / right,
+            "took exactly p = 8: the latency term is the same in both calls": float(p)})),
+    }
+
+
+# coll-ex-small: 1 KiB AllReduce over 64 GPUs on NVLink 4
+@exercise("coll-ex-small", CHAPTER, parts=("algorithm", "time", "ring_time"),
+          doc="fastest AllReduce algorithm for 1 KiB on 64 GPUs (nvlink4), its time (s), and the ring's time (s)")
+def _coll_ex_small():
+    nv4 = links.get_link("nvlink4")
+    n, p = 1 * KiB, 64
+    algs = C.APPLICABLE["allreduce"]
+    name, t_best = C.best_algorithm("allreduce", n, p, nv4.bandwidth, nv4.latency)
+    t_ring = C.collective_time("allreduce", n, p, nv4.bandwidth, nv4.latency, "ring")
+    lat_terms = {alg: C.cost_terms("allreduce", p, alg)[0] for alg in algs}
+    why = {alg: f"{alg.replace('_', ' ')} pays {lat_terms[alg]:g} latencies at p = {p}, "
+                f"against {lat_terms[name]:g} for {name.replace('_', ' ')}" for alg in algs if alg != name}
+    return {
+        "algorithm": Answer(str(name), choices=tuple(algs), mistakes=why),
+        "time": Answer(float(t_best), "s", mistakes=_distinct(t_best, {
+            "gave the ring's time: 2(p-1) latencies": t_ring})),
+        "ring_time": Answer(t_ring, "s", mistakes=_distinct(t_ring, {
+            "gave the fastest algorithm's time, not the ring's": float(t_best)})),
+    }
+
+
+# coll-ex-compose: AllReduce = ReduceScatter + AllGather; the tree's bandwidth coefficient against the ring's
+@exercise("coll-ex-compose", CHAPTER, parts=("b_tree_p64", "b_ring_p64"),
+          doc="bandwidth coefficients b (of n beta) of the binomial tree and of the ring AllReduce at p = 64")
+def _coll_ex_compose():
+    p = 64
+    b_tree = C.cost_terms("allreduce", p, "tree")[1]
+    b_ring = C.cost_terms("allreduce", p, "ring")[1]
+    return {
+        "b_tree_p64": Answer(b_tree, "1", mistakes=_distinct(b_tree, {
+            "counted the Reduce only (lg p): the Broadcast moves the whole vector lg p times again": b_tree / 2,
+            "took the ring's 2(p-1)/p: the tree moves whole vectors, not 1/p pieces": b_ring})),
+        "b_ring_p64": Answer(b_ring, "1", mistakes=_distinct(b_ring, {
+            "counted the reduce-scatter only, (p-1)/p: the all-gather adds as much": b_ring / 2,
+            "took the p -> infinity limit 2": 2.0,
+            "used p - 1 whole steps, 2(p-1), without dividing by p": 2.0 * (p - 1)})),
+    }

@@ -1,0 +1,222 @@
+"""Checkers for the chapter "Data parallelism" (book/parallel/data_parallel)."""
+
+import numpy as np
+
+from .. import collectives as C
+from .. import devices, links, memory, netsim, topology
+from .. import parallel as P
+from ..units import GB, MB
+from . import Answer, exercise
+
+CHAPTER = "book/parallel/data_parallel"
+
+GEMM = P.CALIBRATED_GEMM_EFFICIENCY
+COMM = P.CALIBRATED_COMM_EFFICIENCY
+
+
+# ---- the chapter's state, rebuilt as its setup cells build it ------------------------
+
+def _models():
+    gpt_6b7 = P.ModelConfig(layers=32, hidden=4096, heads=32, seq_len=2048, vocab=51200, global_batch=64, name="6.7B")
+    gpt_13b = P.ModelConfig(layers=40, hidden=5120, heads=40, seq_len=2048, vocab=51200, global_batch=64, name="13B")
+    return gpt_6b7, gpt_13b
+
+
+def _effective_bandwidth(g, nbytes, ranks=None):
+    """Per-GPU bus bandwidth a ring AllReduce of nbytes reaches on topology g (netsim)."""
+    sim = netsim.simulate_collective(g, "allreduce", nbytes, ranks=ranks)
+    return C.bus_bandwidth("allreduce", nbytes / sim.time, 8)
+
+
+def _bw_pcie():
+    """The effective ring bandwidth per GPU on the chapter's two-socket PCIe 4.0 tree (`bw_pcie`)."""
+    gpt_6b7, _ = _models()
+    box = topology.pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2,
+                             gpu_link="pcie4x16", uplink="pcie4x16")
+    return _effective_bandwidth(box, 2 * gpt_6b7.params)
+
+
+def _pcie_machine():
+    """machines["PCIe 4.0 tree"]: eight A100s in one box behind the simulated PCIe tree."""
+    a100, pcie4, hdr = devices.get_gpu("A100"), links.get_link("pcie4x16"), links.get_link("ib-hdr")
+    return P.Cluster(8, a100.peak_flops, _bw_pcie(), pcie4.latency, hdr.bandwidth, hdr.latency, GEMM, COMM,
+                     a100.memory_bandwidth)
+
+
+def _hdr_machine():
+    """machines[_names[2]]: eight nodes of one A100 each, one HDR NIC per node (netsim ring)."""
+    gpt_6b7, _ = _models()
+    a100, nv3 = devices.get_gpu("A100"), links.get_link("nvlink3")
+    g = topology.cluster(nodes=8, gpus_per_node=1, nvlink="nvlink3", nic="ib-hdr", gpu_nic_link="pcie4x16")
+    ranks = [f"n{j}.gpu0" for j in range(8)]
+    bw = _effective_bandwidth(g, 2 * gpt_6b7.params, ranks)
+    lat = topology.path_latency(g, ranks[0], ranks[1])
+    return P.Cluster(1, a100.peak_flops, nv3.bandwidth, nv3.latency, bw, lat, GEMM, COMM, a100.memory_bandwidth)
+
+
+def _wire_bytes(model, dp, zero_stage):
+    """Bytes one GPU sends per step for gradient/ZeRO traffic: dp_comm_time on a 1 byte/s link."""
+    unit = P.Cluster(1024, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0)
+    return P.dp_comm_time(model, P.Layout(dp=dp, tp=1, pp=1, zero_stage=zero_stage), unit)
+
+
+# dp-ex-bytes: bytes each GPU sends per step in the ring AllReduce, 13B model, BF16, p = 64, 8, 1024
+@exercise("dp-ex-bytes", CHAPTER, parts=("p64", "p8", "p1024"),
+          doc="bytes each GPU sends per step (per direction) in the ring AllReduce of a 13B model's BF16 "
+              "gradients on 64, 8 and 1,024 GPUs")
+def _dp_ex_bytes():
+    _, gpt_13b = _models()
+    n = gpt_13b.params
+    out = {}
+    for p in (64, 8, 1024):
+        _, b, _ = C.cost_terms("allreduce", p, "ring")
+        out[f"p{p}"] = Answer(b * 2 * n, "B", mistakes={
+            "counted parameters, not 2-byte BF16 gradients": b * n,
+            "used 4-byte FP32 gradients; the exercise says BF16": b * 4 * n,
+            "sent the whole gradient to each of the p - 1 others (naive exchange), not a ring": (p - 1) * 2 * n})
+    return out
+
+
+# dp-ex-breakeven: break-even tokens per GPU on H100 over NDR and NVLink 4 (p = 1024), tokens per GPU
+@exercise("dp-ex-breakeven", CHAPTER, parts=("ndr", "nvlink4", "per_gpu", "compute_bound"),
+          doc="break-even tokens per GPU (H100, calibrated GEMM efficiency, p = 1024) over NDR and NVLink 4; "
+              "tokens per GPU of a 4M-token batch on 1,024 GPUs; is DP over NDR compute-bound there (yes/no)")
+def _dp_ex_breakeven():
+    h100 = devices.get_gpu("H100")
+    ndr, nv4 = links.get_link("ib-ndr"), links.get_link("nvlink4")
+    out = {}
+    for part, link in (("ndr", ndr), ("nvlink4", nv4)):
+        ts = P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, GEMM)
+        out[part] = Answer(ts, "1", mistakes={
+            "used the bidirectional bandwidth: the ring's B is per direction":
+                P.dp_break_even_tokens(h100.peak_flops, link.bidirectional_bandwidth, 1024, GEMM),
+            "used the dense peak (f = 1), not the calibrated GEMM efficiency":
+                P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, 1.0),
+            "took the link's Gb/s figure as GB/s (bits against bytes)":
+                P.dp_break_even_tokens(h100.peak_flops, 8 * link.bandwidth, 1024, GEMM)})
+    per_gpu = 4e6 / 1024
+    out["per_gpu"] = Answer(per_gpu, "1", mistakes={
+        "gave the global batch, not its share per GPU": 4e6,
+        "divided by the 8 GPUs of one node, not by all 1,024": 4e6 / 8})
+    bound = "yes" if per_gpu > out["ndr"].value else "no"
+    out["compute_bound"] = Answer(bound, choices=("yes", "no"), mistakes={
+        ("yes" if bound == "no" else "no"):
+            "compare the tokens per GPU with the NDR break-even (the data-parallel ring crosses the network), "
+            "not with NVLink's"})
+    return out
+
+
+# dp-ex-fp32: efficiency with BF16 and FP32 gradients on the PCIe tree, and the break-even ratio
+@exercise("dp-ex-fp32", CHAPTER, parts=("eff_bf16", "eff_fp32", "factor"),
+          doc="dp_step efficiency (fraction) of the 6.7B model on the PCIe tree (bw_pcie x calibrated comm "
+              "efficiency) at 16,384 tokens per GPU, BF16 and FP32 gradients; factor by which the break-even grows")
+def _dp_ex_fp32():
+    gpt_6b7, _ = _models()
+    a100, pcie4 = devices.get_gpu("A100"), links.get_link("pcie4x16")
+    bw = _bw_pcie()
+
+    def eff(g, bandwidth=bw * COMM):
+        return P.dp_step(gpt_6b7.params, 8, 16384, a100.peak_flops, bandwidth, pcie4.latency, GEMM,
+                         grad_bytes=g)["efficiency"]
+
+    out = {}
+    for part, g in (("eff_bf16", 2.0), ("eff_fp32", 4.0)):
+        out[part] = Answer(eff(g), "1", mistakes={
+            "used bw_pcie at its peak, not scaled by the calibrated comm efficiency": eff(g, bw),
+            "used the PCIe 4.0 x16 link rate, not the simulated ring bandwidth bw_pcie":
+                eff(g, pcie4.bandwidth * COMM)})
+    t2 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM, grad_bytes=2.0)
+    t4 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM, grad_bytes=4.0)
+    out["factor"] = Answer(t4 / t2, "1", mistakes={
+        "gave the ratio of the efficiencies, not of the break-even tokens": out["eff_bf16"].value / out["eff_fp32"].value})
+    return out
+
+
+# dp-ex-zero: 13B model, 20 GB of model states per GPU: which ZeRO stage, at what degree, how many bytes
+@exercise("dp-ex-zero", CHAPTER, parts=("stage", "dp", "bytes"),
+          doc="the only ZeRO stage whose 13B model states fit in 20 GB per GPU at dp in {8, ..., 128}; "
+              "its smallest such dp; the bytes each GPU then sends per step")
+def _dp_ex_zero():
+    _, gpt_13b = _models()
+    degrees = (8, 16, 32, 64, 128)
+
+    def smallest(stage, limit=20e9):
+        fits = [d for d in degrees if memory.training_memory(gpt_13b.params, dp=d, zero_stage=stage)["total"] <= limit]
+        return fits[0] if fits else None
+
+    stage = min(s for s in range(4) if smallest(s) is not None)
+    d = smallest(stage)
+    model = P.ModelConfig(40, 5120, 40, 2048, 51200, 1024, name="13B")
+    wire = _wire_bytes(model, d, stage)
+    stage_mistakes = {"stage 2 still keeps the whole 2-byte weights, more than 20 GB for 13B parameters": 2}
+    stage_mistakes = {k: v for k, v in stage_mistakes.items() if v != stage}
+    dp_mistakes = {"used the whole 40 GB, not the 20 GB allowed for model states": smallest(stage, 40e9)}
+    dp_mistakes = {k: v for k, v in dp_mistakes.items() if v is not None and v != d}
+    return {
+        "stage": Answer(stage, "1", rtol=0, mistakes=stage_mistakes),
+        "dp": Answer(d, "1", rtol=0, mistakes=dp_mistakes),
+        "bytes": Answer(wire, "B", mistakes={
+            "forgot stage 3's extra AllGather of the parameters (took the baseline 2(p-1)/p gN)": _wire_bytes(model, d, 0),
+            "counted parameters, not 2-byte BF16 values": wire / 2}),
+    }
+
+
+# dp-ex-overlap: 6.7B on the PCIe tree, microbatches of 1, 2, 4, 8 sequences, overlap on
+_MICRO = (1, 2, 4, 8)
+
+
+@exercise("dp-ex-overlap", CHAPTER, parts=("exposed", "efficiency"),
+          doc="exposed gradient communication (s) and efficiency compute/step (fractions) of the 6.7B model on "
+              "the PCIe tree for microbatches of 1, 2, 4, 8 sequences (arrays in that order), ZeRO-2, overlap 1")
+def _dp_ex_overlap():
+    gpt_6b7, _ = _models()
+    cl = _pcie_machine()
+    exposed, eff, none_exp, none_eff, whole_exp = [], [], [], [], []
+    for b in _MICRO:
+        lay = P.Layout(dp=8, tp=1, pp=1, microbatch=b, zero_stage=2, dp_overlap=1.0)
+        st = P.step_time(gpt_6b7, lay, cl)
+        exposed.append(st.dp_comm_exposed)
+        eff.append(st.compute / st.total)
+        # no overlap: the whole reduction is exposed
+        none_exp.append(st.dp_comm)
+        none_eff.append(st.compute / (st.compute + st.dp_comm))
+        # the backward pass of the whole step as the window, not that of the last microbatch
+        last = st.dp_comm / int(np.ceil(2 * gpt_6b7.params / lay.bucket_bytes))
+        whole_exp.append(st.dp_comm - min(st.dp_comm - last, 2 / 3 * st.compute))
+    return {
+        "exposed": Answer(np.array(exposed), "s", mistakes={
+            "left overlap off: the whole gradient reduction is exposed": np.array(none_exp),
+            "took the backward pass of the whole step as the window; only the last microbatch's can hide it":
+                np.array(whole_exp)}),
+        "efficiency": Answer(np.array(eff), "1", mistakes={
+            "left overlap off: the whole gradient reduction is exposed": np.array(none_eff)}),
+    }
+
+
+# dp-ex-buckets: 6.7B on eight single-GPU HDR nodes, bucket sizes 1 MB .. 1 GB
+_BUCKETS = (1 * MB, 5 * MB, 25 * MB, 100 * MB, 1 * GB)
+
+
+@exercise("dp-ex-buckets", CHAPTER, parts=("total", "last"),
+          doc="gradient communication per step (s, dp_comm_time, ZeRO-0) and the last bucket's AllReduce (s) of "
+              "the 6.7B model on eight single-GPU HDR nodes for buckets of 1, 5, 25, 100 MB and 1 GB (arrays)")
+def _dp_ex_buckets():
+    gpt_6b7, _ = _models()
+    cl = _hdr_machine()
+    peak = P.Cluster(cl.gpus_per_node, cl.peak_flops, cl.intra_bandwidth, cl.intra_latency, cl.inter_bandwidth,
+                     cl.inter_latency, cl.gemm_efficiency, 1.0, cl.memory_bandwidth)
+    total, total_peak, last, last_peak, last_nolat = [], [], [], [], []
+    for bucket in _BUCKETS:
+        lay = P.Layout(dp=8, tp=1, pp=1, zero_stage=0, bucket_bytes=bucket)
+        total.append(P.dp_comm_time(gpt_6b7, lay, cl))
+        total_peak.append(P.dp_comm_time(gpt_6b7, lay, peak))
+        last.append(C.collective_time("allreduce", bucket, 8, cl.inter_bandwidth * COMM, cl.inter_latency))
+        last_peak.append(C.collective_time("allreduce", bucket, 8, cl.inter_bandwidth, cl.inter_latency))
+        last_nolat.append(C.collective_time("allreduce", bucket, 8, cl.inter_bandwidth * COMM, 0.0))
+    return {
+        "total": Answer(np.array(total), "s", mistakes={
+            "ran the ring at the link's peak, not at the calibrated comm efficiency": np.array(total_peak)}),
+        "last": Answer(np.array(last), "s", mistakes={
+            "ran the ring at the link's peak, not at the calibrated comm efficiency": np.array(last_peak),
+            "forgot the ring's latency term 2(p-1)α": np.array(last_nolat)}),
+    }
