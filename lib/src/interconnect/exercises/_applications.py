@@ -1,0 +1,154 @@
+"""Checkers for the chapter "Applications" (book/practice/applications)."""
+
+from .. import applications as A
+from .. import collectives as C
+from .. import devices, links, parallel
+from .. import memory as M
+from ..parallel import Cluster, ModelConfig
+from ..units import GB
+from . import Answer, exercise
+
+CHAPTER = "book/practice/applications"
+MEMORY_LIMIT = 76 * GB          # the chapter's usable memory per 80 GB H100
+WEIGHTS_70B = 2 * 70e9          # Llama 2 70B in BF16
+P5_PRICE = 55.04                # p5.48xlarge on-demand, us-east-1, compiled 2025-12-21 (the chapter's PRICE)
+
+
+def _h100():
+    return devices.get_gpu("H100")
+
+
+def _peak():
+    return _h100().peak_flops * parallel.CALIBRATED_GEMM_EFFICIENCY
+
+
+def _decode(link_name, tp=8, batch=1, context=4096):
+    lk, h = links.get_link(link_name), _h100()
+    return A.decode_step(70e9, 80, 8192, tp, lk.bandwidth, lk.latency, h.memory_bandwidth, batch=batch,
+                         kv_bytes=M.kv_cache_bytes(80, 8, 128, context, batch), peak_flops=_peak())
+
+
+def _serve(tp, link_name, context):
+    # the chapter's serve(): the largest batch whose KV cache fits next to the weights
+    b = int((tp * MEMORY_LIMIT - WEIGHTS_70B) // (M.kv_cache_bytes(80, 8, 128, 1) * context))
+    return b, _decode(link_name, tp, b, context)
+
+
+def _nodes(intra_name):
+    h, intra, ndr = _h100(), links.get_link(intra_name), links.get_link("ib-ndr")
+    return Cluster(gpus_per_node=8, peak_flops=h.peak_flops, intra_bandwidth=intra.bandwidth,
+                   intra_latency=intra.latency, inter_bandwidth=ndr.bandwidth, inter_latency=ndr.latency,
+                   gemm_efficiency=parallel.CALIBRATED_GEMM_EFFICIENCY,
+                   comm_efficiency=parallel.CALIBRATED_COMM_EFFICIENCY, memory_bandwidth=h.memory_bandwidth)
+
+
+def _llama70():
+    return ModelConfig(layers=80, hidden=8192, heads=64, seq_len=4096, vocab=32000, global_batch=1024)
+
+
+# app-ex-kv: KV cache of Llama 2 70B, 16 sequences of 8,192 tokens, and the smallest TP group
+@exercise("app-ex-kv", CHAPTER, parts=("kv_per_token", "kv_total", "min_gpus"),
+          doc="KV cache bytes per token and for 16 x 8,192 tokens of Llama 2 70B, and the smallest TP group "
+              "(1, 2, 4 or 8 H100s, 76 GB usable) that holds it with the weights")
+def _app_ex_kv():
+    kv1 = M.kv_cache_bytes(80, 8, 128, 1)
+    kv = M.kv_cache_bytes(80, 8, 128, 8192, 16)
+    need = next(t for t in (1, 2, 4, 8) if t * MEMORY_LIMIT >= WEIGHTS_70B + kv)
+    mha = "counted the 64 query heads; with grouped-query attention only the 8 key-value heads are cached"
+    only_k = "forgot the factor 2: both a key and a value vector are cached per head"
+    return {"kv_per_token": Answer(kv1, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 1), only_k: kv1 / 2}),
+            "kv_total": Answer(kv, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 8192, 16), only_k: kv / 2}),
+            "min_gpus": Answer(float(need), "1", rtol=1e-9, generic=(), mistakes={
+                "sized for the weights alone; the KV cache needs room too":
+                    float(next(t for t in (1, 2, 4, 8) if t * MEMORY_LIMIT >= WEIGHTS_70B))})}
+
+
+# app-ex-decode: TP communication per token, t = 8, batch 1, NVLink 4 and PCIe 5.0, and its share on PCIe
+@exercise("app-ex-decode", CHAPTER, parts=("comm_nvlink", "comm_pcie", "share_pcie"),
+          doc="tensor-parallel communication per decoded token (s) of Llama 2 70B at t = 8, batch 1, on NVLink 4 "
+              "and PCIe 5.0 x16, and its share of the token on PCIe")
+def _app_ex_decode():
+    nv, pc = _decode("nvlink4"), _decode("pcie5x16")
+    out = {}
+    for part, d, name in (("comm_nvlink", nv, "nvlink4"), ("comm_pcie", pc, "pcie5x16")):
+        lk = links.get_link(name)
+        one_ar = C.collective_time("allreduce", 2 * 8192, 8, lk.bandwidth, lk.latency)
+        out[part] = Answer(d.comm, "s", mistakes={
+            "counted one AllReduce per layer; there are two (after attention and after the MLP)": 80 * one_ar,
+            "counted the latency once per AllReduce; a ring pays it 2(t - 1) times":
+                2 * 80 * (lk.latency + 2 * 7 / 8 * 2 * 8192 / lk.bandwidth)})
+    out["share_pcie"] = Answer(pc.comm_share, "1", mistakes={
+        "divided by the weight-read time instead of the whole token": pc.comm / pc.weights})
+    return out
+
+
+# app-ex-halo: crossover edge and share at n = 256 for a halo of width 2 on NDR
+@exercise("app-ex-halo", CHAPTER, parts=("crossover", "share_256"),
+          doc="crossover subdomain edge (cells) for a width-2 FP64 halo on an H100 with one NDR port, "
+              "and the halo share of a step at n = 256")
+def _app_ex_halo():
+    ndr, h = links.get_link("ib-ndr"), _h100()
+    args = (ndr.bandwidth, ndr.latency, h.memory_bandwidth)
+    n_star = A.halo_crossover(*args, halo=2)
+    share = A.halo_step(256, *args, halo=2).comm_share
+    return {"crossover": Answer(n_star, "1", generic=(), mistakes={
+                # a halo of width 1 and a doubled (bidirectional) bandwidth give nearly the same n*
+                "halved the halo bytes per unit of bandwidth: a halo one cell wide (a 13-point stencil needs two "
+                "layers), or the bidirectional NIC bandwidth (each halo message uses one direction)":
+                    A.halo_crossover(*args, halo=1),
+                "exchanged one face instead of six": A.halo_crossover(*args, halo=2, faces=1)}),
+            "share_256": Answer(share, "1", mistakes={
+                "used a halo one cell wide": A.halo_step(256, *args, halo=1).comm_share,
+                "gave halo over update time, not halo over the whole step":
+                    A.halo_step(256, *args, halo=2).comm / A.halo_step(256, *args, halo=2).compute})}
+
+
+# app-ex-shuffle: 400 GB AllToAll on 8 GPUs, NVLink 4 and PCIe 5.0, alpha-beta
+@exercise("app-ex-shuffle", CHAPTER, parts=("nvlink", "pcie"),
+          doc="alpha-beta time (s) of the AllToAll shuffle of 400 GB over 8 GPUs on NVLink 4 and on PCIe 5.0 x16")
+def _app_ex_shuffle():
+    out = {}
+    d = 400 * GB
+    for part, name in (("nvlink", "nvlink4"), ("pcie", "pcie5x16")):
+        lk = links.get_link(name)
+        t = C.collective_time("alltoall", d / 8, 8, lk.bandwidth, lk.latency, "direct")
+        out[part] = Answer(t, "s", mistakes={
+            "sent the whole 400 GB through each GPU's link; each rank sends only the D/p it holds":
+                C.collective_time("alltoall", d, 8, lk.bandwidth, lk.latency, "direct"),
+            "forgot that each GPU keeps 1/p of its rows: it sends (p - 1)/p of D/p": d / 8 / lk.bandwidth + 7 * lk.latency})
+    return out
+
+
+# app-ex-cost: 300 B tokens on 64 nodes: cost on NVLink nodes and break-even price of PCIe nodes
+@exercise("app-ex-cost", CHAPTER, parts=("cost_nvlink", "breakeven_pcie"),
+          doc="cost ($) of 300 B tokens on 64 NVLink H100 nodes at the p5.48xlarge price, and the price per "
+              "node-hour ($) below which PCIe nodes are cheaper")
+def _app_ex_cost():
+    m = _llama70()
+    st_nv = parallel.plan(m, _nodes("nvlink4"), 512, MEMORY_LIMIT).best[1]
+    st_pc = parallel.plan(m, _nodes("pcie5x16"), 512, MEMORY_LIMIT).best[1]
+    steps = 300e9 / (m.global_batch * m.seq_len)
+    t_nv, t_pc = steps * st_nv.total, steps * st_pc.total
+    cost = A.job_cost(t_nv, 64, P5_PRICE)
+    return {"cost_nvlink": Answer(cost, "$", mistakes={
+                "priced per GPU-hour as if it were per instance-hour (8 GPUs per instance)": 8 * cost,
+                "priced one instance, not 64": cost / 64}),
+            "breakeven_pcie": Answer(P5_PRICE * t_nv / t_pc, "$", mistakes={
+                "inverted the ratio: the slower cluster must be cheaper, by t_nvlink / t_pcie": P5_PRICE * t_pc / t_nv,
+                "gave the break-even price per GPU-hour, not per node-hour": P5_PRICE * t_nv / t_pc / 8})}
+
+
+# app-ex-serve: 16,384-token contexts on one p5.48xlarge: batch, tokens/s, $ per million tokens
+@exercise("app-ex-serve", CHAPTER, parts=("batch", "tokens_per_s", "usd_per_million"),
+          doc="largest batch of 16,384-token sequences of Llama 2 70B on 8 H100s (t = 8, NVLink 4), its tokens/s, "
+              "and the cost ($) of a million tokens at the p5.48xlarge price")
+def _app_ex_serve():
+    b, d = _serve(8, "nvlink4", 16384)
+    usd = P5_PRICE / (d.tokens_per_second * 3600) * 1e6
+    return {"batch": Answer(float(b), "1", rtol=1e-9, generic=(), mistakes={
+                "left out the weights: the KV cache shares the 8 x 76 GB with 140 GB of weights":
+                    float(int(8 * MEMORY_LIMIT // (M.kv_cache_bytes(80, 8, 128, 1) * 16384)))}),
+            "tokens_per_s": Answer(d.tokens_per_second, "1", mistakes={
+                "gave the tokens per second of one sequence, not of the whole batch": 1 / d.total}),
+            "usd_per_million": Answer(usd, "$", mistakes={
+                "used the price per GPU-hour for the whole 8-GPU instance": usd / 8})}

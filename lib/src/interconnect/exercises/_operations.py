@@ -1,0 +1,169 @@
+"""Checkers for the chapter "Selection and operations" (book/practice/operations)."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from .. import collectives as C
+from .. import devices, links, netsim, parallel
+from .. import operations as O
+from .. import topology as T
+from ..parallel import Cluster, Layout, ModelConfig
+from ..units import GB, MB
+from . import Answer, exercise
+
+CHAPTER = "book/practice/operations"
+
+
+def _cluster(intra, inter, gpus_per_node=8):
+    # the chapter's make_cluster
+    d, a, b = devices.get_gpu("H100"), links.get_link(intra), links.get_link(inter)
+    return Cluster(gpus_per_node, d.peak_flops, a.bandwidth, a.latency, b.bandwidth, b.latency,
+                   parallel.CALIBRATED_GEMM_EFFICIENCY, parallel.CALIBRATED_COMM_EFFICIENCY, d.memory_bandwidth)
+
+
+def _m13(global_batch=256):
+    return ModelConfig(layers=40, hidden=5120, heads=40, seq_len=2048, vocab=51200, global_batch=global_batch,
+                       name="13B")
+
+
+def _workloads():
+    m13 = _m13()
+    return {"DP-heavy": (ModelConfig(24, 2048, 16, 2048, 51200, 64, name="1.3B"), Layout(dp=16, tp=1, pp=1)),
+            "TP-heavy": (m13, Layout(dp=2, tp=8, pp=1, dp_overlap=1.0)),
+            "PP-heavy": (m13, Layout(dp=2, tp=1, pp=8, dp_overlap=1.0))}
+
+
+# ops-ex-power: DGX H100 nodes per 40 kW rack and the GPUs' share of a node's maximum
+@exercise("ops-ex-power", CHAPTER, parts=("nodes_per_rack", "gpu_share"),
+          doc="DGX H100 systems (10.2 kW max) in a 40 kW rack, and the share of 8 x 700 W GPUs in a node's maximum")
+def _ops_ex_power():
+    budget, node = 40e3, 10.2e3
+    gpus = 8 * devices.get_gpu("H100").power
+    n = int(np.floor(budget / node))
+    share = gpus / node
+    return {"nodes_per_rack": Answer(n, "1", rtol=0, generic=(), mistakes={
+                "rounded up: a rack cannot be loaded beyond its power budget": int(np.ceil(budget / node)),
+                "sized the rack for the GPUs alone (8 x 700 W), not for the whole node": int(np.floor(budget / gpus))}),
+            "gpu_share": Answer(share, "1", mistakes={
+                "counted one GPU, not eight": devices.get_gpu("H100").power / node})}
+
+
+# ops-ex-loader: video pipeline throughput, binding stage, CPU cores needed
+@exercise("ops-ex-loader", CHAPTER, parts=("throughput", "binding", "cores_needed"),
+          doc="throughput (samples/s) of a video data pipeline, the stage that binds, and the cores that stop "
+              "decoding from binding")
+def _ops_ex_loader():
+    video = dict(sample_bytes=2 * MB, decoded_bytes=12 * MB, storage_bandwidth=5 * GB,
+                 network_bandwidth=links.get_link("eth-100g").bandwidth, cpu_cores=64, decode_rate=20.0,
+                 h2d_bandwidth=8 * links.get_link("pcie5x16").bandwidth, gpu_rate=8 * 250.0)
+    st = O.loader_stages(**video)
+    thr, bind = O.pipeline_throughput(st)
+    others = min(v for k, v in st.items() if k != "decode")
+    cores = int(np.ceil(others / video["decode_rate"]))
+    # the mistakes, each computed as the slip would compute it
+    one_pcie = O.loader_stages(**{**video, "h2d_bandwidth": links.get_link("pcie5x16").bandwidth})
+    stored = O.loader_stages(**{**video, "decoded_bytes": video["sample_bytes"]})
+    thr_mistakes = {
+        "took the GPUs' rate; the pipeline runs at its slowest stage": st["gpu"],
+        "counted one PCIe link for the host-to-device copies, not one per GPU": O.pipeline_throughput(one_pcie)[0],
+        "used the stored size for the host-to-device copy; the decoded tensors cross PCIe":
+            O.pipeline_throughput(stored)[0]}
+    thr_mistakes = {k: v for k, v in thr_mistakes.items() if abs(v / thr - 1) > 0.05}
+    why = {"gpu": "the GPUs could take more than the slowest earlier stage delivers",
+           "storage": "compare the storage rate with the CPU decode rate: storage is not the slowest stage",
+           "network": "100 GbE is 12.5 GB/s, several thousand clips/s: it is not the slowest stage",
+           "h2d": "eight PCIe 5.0 x16 links carry about 500 GB/s: copies are not the slowest stage",
+           "decode": "compare the decode rate with the storage rate"}
+    return {"throughput": Answer(float(thr), "1", mistakes=thr_mistakes),
+            "binding": Answer(bind, choices=O.STAGES, mistakes={k: v for k, v in why.items() if k != bind}),
+            "cores_needed": Answer(cores, "1", rtol=0.02, generic=(), mistakes={
+                k: v for k, v in {
+                    "sized the CPUs for the storage rate; the next-slowest stage is another one":
+                        int(np.ceil(st["storage"] / video["decode_rate"])),
+                    "sized the CPUs for the GPUs' rate; the next-slowest stage is another one":
+                        int(np.ceil(st["gpu"] / video["decode_rate"]))}.items() if v != cores})}
+
+
+# ops-ex-placement: 64 MB AllReduce of 8 GPUs in one node and split 4 + 4 over two nodes
+@exercise("ops-ex-placement", CHAPTER, parts=("one_node", "split", "ratio"),
+          doc="netsim time (s) of a 64 MB ring AllReduce of 8 GPUs in one node and split over two, and the ratio")
+def _ops_ex_placement():
+    g = T.cluster(nodes=2)
+    one = [f"n0.gpu{i}" for i in range(8)]
+    split = [f"n0.gpu{i}" for i in range(4)] + [f"n1.gpu{i}" for i in range(4)]
+    t1 = netsim.simulate_collective(g, "allreduce", 64 * MB, ranks=one).time
+    t2 = netsim.simulate_collective(g, "allreduce", 64 * MB, ranks=split).time
+    nv, ndr = links.get_link("nvlink4"), links.get_link("ib-ndr")
+    return {"one_node": Answer(t1, "s", rtol=0.03),
+            "split": Answer(t2, "s", rtol=0.03, mistakes={
+                "used the alpha-beta ring formula with NVLink, ignoring the network hops":
+                    C.collective_time("allreduce", 64 * MB, 8, nv.bandwidth, nv.latency)}),
+            "ratio": Answer(t2 / t1, "1", rtol=0.03, mistakes={
+                "took the link ratio NVLink / NDR; latencies and the ring's steps change it":
+                    nv.bandwidth / ndr.bandwidth} if abs(nv.bandwidth / ndr.bandwidth / (t2 / t1) - 1) > 0.04 else {})}
+
+
+# ops-ex-scaling: synthetic logs at 2 and 16 nodes, weak-scaling efficiency, MFU, communication share
+@exercise("ops-ex-scaling", CHAPTER, parts=("efficiency", "mfu", "comm_share"),
+          doc="weak-scaling efficiency of 16 nodes against 2, and MFU and communication share at 16 nodes (fractions)")
+def _ops_ex_scaling():
+    cl = _cluster("nvlink4", "ib-ndr")
+    peak = devices.get_gpu("H100").peak_flops
+    res, med = {}, {}
+    for nodes, seed, rate in ((2, 1, 0.0), (16, 2, 0.05)):
+        mod = replace(_m13(), global_batch=32 * nodes)
+        st = parallel.step_time(mod, Layout(dp=nodes, tp=8, pp=1, dp_overlap=0.5), cl)
+        lg = O.synthetic_step_log(st, steps=400, straggler_rate=rate, seed=seed)
+        tok = mod.global_batch * mod.seq_len
+        res[nodes] = O.analyse_step_log(lg["total"], tok, mod.model_flops() / tok, 8 * nodes, peak,
+                                        comm=lg["comm"], warmup=20)
+    eff = O.scaling_efficiency(res[2]["mean"], res[16]["mean"], 8)
+    # the answers come from a fixed seeded log: a tight tolerance still accepts rounding to 3 digits
+    return {"efficiency": Answer(eff, "1", rtol=0.005, mistakes={
+                "used strong scaling (divides by the 8x GPUs): the batch per node is fixed, so this is weak scaling":
+                    O.scaling_efficiency(res[2]["mean"], res[16]["mean"], 8, mode="strong"),
+                "used the median steps: the wall clock pays the mean, stragglers included":
+                    res[2]["median"] / res[16]["median"]}),
+            "mfu": Answer(res[16]["mfu"], "1", rtol=0.005),
+            "comm_share": Answer(res[16]["comm_share"], "1", rtol=0.005)}
+
+
+# ops-ex-cost: break-even price of PCIe + 100 GbE against NVLink + NDR for TP- and PP-heavy work
+@exercise("ops-ex-cost", CHAPTER, parts=("breakeven_tp", "breakeven_pp", "tolerant"),
+          doc="price fraction below which PCIe + 100 GbE gives more training per unit of money, TP- and PP-heavy; "
+              "which tolerates it")
+def _ops_ex_cost():
+    wl = _workloads()
+    fast, slow = _cluster("nvlink4", "ib-ndr"), _cluster("pcie5x16", "eth-100g")
+    be = {w: parallel.step_time(*wl[w], fast).total / parallel.step_time(*wl[w], slow).total
+          for w in ("TP-heavy", "PP-heavy")}
+    tol = "pp" if be["PP-heavy"] > be["TP-heavy"] else "tp"
+    inv = "gave the step-time ratio slow / fast; the break-even price is its inverse, throughput slow / fast"
+    return {"breakeven_tp": Answer(be["TP-heavy"], "1", mistakes={inv: 1 / be["TP-heavy"]}),
+            "breakeven_pp": Answer(be["PP-heavy"], "1", mistakes={inv: 1 / be["PP-heavy"]}),
+            "tolerant": Answer(tol, choices=("tp", "pp"), mistakes={
+                ("tp" if tol == "pp" else "pp"): "tensor parallelism's AllReduces move to PCIe and sit on the "
+                                                 "critical path of every layer; the pipeline sends one activation "
+                                                 "per microbatch and stage"})}
+
+
+# ops-ex-fallback: 2 GB hierarchical AllReduce on 16 nodes, NDR rails against a socket fallback
+@exercise("ops-ex-fallback", CHAPTER, parts=("time_ib", "time_socket", "slowdown"),
+          doc="2 GB hierarchical AllReduce on 16 DGX H100-like nodes over NDR rails and over one shared 100 GbE "
+              "interface per node (s), and the slowdown")
+def _ops_ex_fallback():
+    nv, ndr, eth = links.get_link("nvlink4"), links.get_link("ib-ndr"), links.get_link("eth-100g")
+    eff = parallel.CALIBRATED_COMM_EFFICIENCY
+    args = (2 * GB, 16, 8, nv.bandwidth * eff, nv.latency)
+    t_ib = C.hierarchical_allreduce_time(*args, ndr.bandwidth * eff, ndr.latency)
+    t_so = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff / 8, eth.latency)
+    t_so_unshared = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff, eth.latency)
+    return {"time_ib": Answer(t_ib, "s", mistakes={
+                "left out the communication efficiency (links at their peak)":
+                    C.hierarchical_allreduce_time(2 * GB, 16, 8, nv.bandwidth, nv.latency, ndr.bandwidth,
+                                                  ndr.latency)}),
+            "time_socket": Answer(t_so, "s", mistakes={
+                "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared}),
+            "slowdown": Answer(t_so / t_ib, "1", mistakes={
+                "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared / t_ib})}

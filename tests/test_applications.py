@@ -1,0 +1,110 @@
+"""Application models: decode step, stencil halo exchange, job cost (interconnect.applications)."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from interconnect import applications as A
+from interconnect import collectives as C
+
+NV4_BW, NV4_LAT = 450e9, 0.6e-6     # links.get_link("nvlink4")
+HBM = 3.35e12                        # H100 SXM datasheet
+
+
+def test_decode_single_gpu_is_the_weight_read():
+    # t = 1: no AllReduce; 2 bytes per parameter over HBM bandwidth
+    d = A.decode_step(7e9, 32, 4096, 1, NV4_BW, NV4_LAT, HBM)
+    assert d.comm == 0.0
+    assert d.total == pytest.approx(2 * 7e9 / HBM)
+    assert d.tokens_per_second == pytest.approx(1 / d.total)
+
+
+def test_decode_comm_is_2l_ring_allreduces():
+    # Shoeybi et al. 2019: two AllReduces per layer of b h activations
+    d = A.decode_step(70e9, 80, 8192, 8, NV4_BW, NV4_LAT, HBM, batch=4)
+    one = C.collective_time("allreduce", 2 * 4 * 8192, 8, NV4_BW, NV4_LAT)
+    assert d.comm == pytest.approx(2 * 80 * one)
+    assert d.weights == pytest.approx(2 * 70e9 / 8 / HBM)
+    assert d.total == pytest.approx(d.weights + d.kv + d.comm)
+    assert d.tokens_per_second == pytest.approx(4 / d.total)
+
+
+def test_decode_kv_is_split_over_tp():
+    d1 = A.decode_step(70e9, 80, 8192, 4, NV4_BW, NV4_LAT, HBM, kv_bytes=40e9)
+    assert d1.kv == pytest.approx(40e9 / 4 / HBM)
+
+
+def test_decode_vectorised_over_tp():
+    tps = np.array([1, 2, 4, 8])
+    d = A.decode_step(70e9, 80, 8192, tps, NV4_BW, NV4_LAT, HBM)
+    for i, t in enumerate(tps):
+        assert d.total[i] == pytest.approx(A.decode_step(70e9, 80, 8192, int(t), NV4_BW, NV4_LAT, HBM).total)
+
+
+@given(st.integers(1, 4), st.floats(1e-7, 1e-5))
+def test_decode_more_latency_never_faster(k, lat):
+    t = 2 ** k
+    a = A.decode_step(70e9, 80, 8192, t, NV4_BW, lat, HBM).total
+    b = A.decode_step(70e9, 80, 8192, t, NV4_BW, 2 * lat, HBM).total
+    assert b > a
+
+
+def test_halo_closed_form():
+    # 6 faces of n^2 cells, 8 bytes each; update 16 bytes per cell over HBM
+    s = A.halo_step(100, 50e9, 2e-6, HBM)
+    assert s.halo_bytes == pytest.approx(6 * 100 ** 2 * 8)
+    assert s.comm == pytest.approx(6 * (2e-6 + 100 ** 2 * 8 / 50e9))
+    assert s.compute == pytest.approx(100 ** 3 * 16 / HBM)
+    assert s.surface_to_volume == pytest.approx(0.06)
+    assert s.total == pytest.approx(s.compute + s.comm)
+    o = A.halo_step(100, 50e9, 2e-6, HBM, overlap=True)
+    assert o.total == pytest.approx(max(s.compute, s.comm))
+
+
+@given(st.floats(1e9, 1e12), st.floats(0, 1e-5), st.floats(1e11, 1e13), st.integers(1, 3), st.sampled_from([2, 4, 6]))
+def test_crossover_balances_compute_and_comm(bw, lat, mem, halo, faces):
+    n = A.halo_crossover(bw, lat, mem, halo=halo, faces=faces)
+    s = A.halo_step(n, bw, lat, mem, halo=halo, faces=faces)
+    assert s.compute == pytest.approx(s.comm, rel=1e-6)
+    # comm dominates below n*, compute above
+    assert A.halo_step(0.5 * n, bw, lat, mem, halo=halo, faces=faces).comm_share > 0.5
+    assert A.halo_step(2 * n, bw, lat, mem, halo=halo, faces=faces).comm_share < 0.5
+
+
+def test_crossover_without_latency_is_a_bandwidth_ratio():
+    # n* = faces halo bytes_per_cell B_mem / (bytes_per_update B_link)
+    assert A.halo_crossover(50e9, 0.0, HBM) == pytest.approx(6 * 8 * HBM / (16 * 50e9))
+    np.testing.assert_allclose(A.halo_crossover(np.array([50e9, 450e9]), 0.0, HBM),
+                               6 * 8 * HBM / (16 * np.array([50e9, 450e9])))
+
+
+def test_job_cost():
+    assert A.job_cost(7200, 4, 98.32) == pytest.approx(2 * 4 * 98.32)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: A.decode_step(70e9, 80, 8192, 0, NV4_BW, NV4_LAT, HBM), "tp"),
+    (lambda: A.decode_step(-1, 80, 8192, 2, NV4_BW, NV4_LAT, HBM), "n_params"),
+    (lambda: A.decode_step(70e9, 80, 8192, 2, NV4_BW, NV4_LAT, HBM, batch=0), "batch"),
+    (lambda: A.halo_step(0, 50e9, 1e-6, HBM), "n"),
+    (lambda: A.halo_step(64, 50e9, -1e-6, HBM), "latency"),
+    (lambda: A.halo_step(64, 50e9, 1e-6, HBM, overlap="yes"), "overlap"),
+    (lambda: A.halo_crossover(50e9, 1e-6, HBM, faces=0), "faces"),
+    (lambda: A.job_cost(3600, 0, 10.0), "instances"),
+    (lambda: A.job_cost(3600, 1, 0.0), "price_per_instance_hour"),
+])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_decode_roofline_takes_the_longer_of_memory_and_arithmetic():
+    # 2 N b FLOPs per step; at batch 1 the weight read dominates, at a huge batch the arithmetic
+    small = A.decode_step(70e9, 80, 8192, 8, NV4_BW, NV4_LAT, HBM, batch=1, peak_flops=700e12)
+    assert small.total == pytest.approx(small.weights + small.comm)
+    big = A.decode_step(70e9, 80, 8192, 8, NV4_BW, NV4_LAT, HBM, batch=1024, peak_flops=700e12)
+    assert big.compute == pytest.approx(2 * 70e9 * 1024 / 8 / 700e12)
+    assert big.total == pytest.approx(big.compute + big.comm)
+    with pytest.raises(ValueError, match="peak_flops"):
+        A.decode_step(70e9, 80, 8192, 8, NV4_BW, NV4_LAT, HBM, peak_flops=0.0)
