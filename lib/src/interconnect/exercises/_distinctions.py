@@ -1,0 +1,110 @@
+"""Checkers for the chapter "Confusable concepts" (book/practice/distinctions)."""
+
+import numpy as np
+
+from .. import collectives as C
+from .. import devices, links
+from .. import parallel as P
+from ..units import GiB, MiB, TB, bidirectional, per_direction
+from . import Answer, exercise
+
+CHAPTER = "book/practice/distinctions"
+
+
+# dis-ex-units: an 800 Gb/s port in bytes/s, and the time to send 10 GiB through it
+@exercise("dis-ex-units", CHAPTER, parts=("bandwidth", "time"),
+          doc="bandwidth of an 800 Gb/s port (B/s per direction) and the time to send 10 GiB at that rate (s)")
+def _dis_ex_units():
+    bw = links.get_link("eth-800g").bandwidth
+    return {
+        "bandwidth": Answer(bw, "B/s"),
+        "time": Answer(10 * GiB / bw, "s", mistakes={
+            "took 10 GiB as 10 GB (10^9 bytes each)": 10e9 / bw,
+            "divided bytes by bits per second (800e9 instead of 100e9 bytes/s)": 10 * GiB / (8 * bw)}),
+    }
+
+
+# dis-ex-bidir: NVLink 5 "1.8 TB/s" per GPU: per direction, and an 8-GPU 4 GiB ring AllReduce
+@exercise("dis-ex-bidir", CHAPTER, parts=("per_direction", "allreduce"),
+          doc="NVLink 5 per-GPU bandwidth per direction (B/s) and the 8-GPU ring AllReduce time of 4 GiB (s)")
+def _dis_ex_bidir():
+    nv5 = links.get_link("nvlink5")
+    bw = per_direction(1.8 * TB)
+    t = C.collective_time("allreduce", 4 * GiB, 8, bw, nv5.latency)
+    return {
+        "per_direction": Answer(bw, "B/s"),
+        "allreduce": Answer(t, "s", mistakes={
+            "used the bidirectional 1.8 TB/s: a ring sends one way on each link":
+                C.collective_time("allreduce", 4 * GiB, 8, bidirectional(bw), nv5.latency),
+            "used n/B (one send) instead of the ring's 2(p-1)/p n/B": nv5.latency * 14 + 4 * GiB / bw}),
+    }
+
+
+# dis-ex-scale: 256 MiB AllReduce over 8 GPUs, NVLink 4 node against 8 NDR nodes
+@exercise("dis-ex-scale", CHAPTER, parts=("scale_up", "scale_out", "ratio"),
+          doc="8-GPU ring AllReduce of 256 MiB inside an NVLink 4 node and over NDR (s), and the ratio")
+def _dis_ex_scale():
+    nv4, ndr = links.get_link("nvlink4"), links.get_link("ib-ndr")
+    up = C.collective_time("allreduce", 256 * MiB, 8, nv4.bandwidth, nv4.latency)
+    out = C.collective_time("allreduce", 256 * MiB, 8, ndr.bandwidth, ndr.latency)
+    return {
+        "scale_up": Answer(up, "s", mistakes={"took 256 MiB as 256 MB": up * 1e6 / MiB}),
+        "scale_out": Answer(out, "s", mistakes={"took 256 MiB as 256 MB": out * 1e6 / MiB}),
+        "ratio": Answer(out / up, "1", mistakes={"inverted the ratio (scale-up over scale-out)": up / out}),
+    }
+
+
+# dis-ex-ridge: H100 ridge intensities for HBM, NVLink 4 and PCIe 5.0 x16
+@exercise("dis-ex-ridge", CHAPTER, parts=("hbm", "nvlink4", "pcie5"),
+          doc="H100 ridge intensities peak / bandwidth (FLOP per byte) for HBM, NVLink 4 and PCIe 5.0 x16, per direction")
+def _dis_ex_ridge():
+    g = devices.get_gpu("H100")
+    out = {"hbm": Answer(P.ridge_intensity(g.peak_flops, g.memory_bandwidth), "1",
+                         mistakes={"divided bandwidth by peak (B/F instead of F/B)": g.memory_bandwidth / g.peak_flops})}
+    for part, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16")):
+        lk = links.get_link(name)
+        out[part] = Answer(P.ridge_intensity(g.peak_flops, lk.bandwidth), "1", mistakes={
+            "used the bidirectional bandwidth (the ridge halves)": P.ridge_intensity(g.peak_flops, lk.bidirectional_bandwidth),
+            "divided bandwidth by peak (B/F instead of F/B)": lk.bandwidth / g.peak_flops})
+    return out
+
+
+# dis-ex-tp: TP intensity 3h/(t-1), PCIe 5.0 roofline fraction, largest t at the NVLink 4 ridge
+@exercise("dis-ex-tp", CHAPTER, parts=("intensity", "pcie5_fraction", "max_tp"),
+          doc="TP-8 layer intensity for h = 8192 (FLOP/B), its roofline fraction of H100 peak on PCIe 5.0, "
+              "and the largest t with 3h/(t-1) >= the NVLink 4 ridge")
+def _dis_ex_tp():
+    g = devices.get_gpu("H100")
+    nv4, pcie5 = links.get_link("nvlink4"), links.get_link("pcie5x16")
+    h = 8192
+    i8 = P.tp_comm_intensity(h, 8)
+    frac = P.attainable_flops(g.peak_flops, comm_intensity=i8, comm_bandwidth=pcie5.bandwidth) / g.peak_flops
+    ridge = P.ridge_intensity(g.peak_flops, nv4.bandwidth)
+    t_max = int(np.floor(1 + 3 * h / ridge))
+    return {
+        "intensity": Answer(i8, "1", mistakes={"used 3h/t instead of 3h/(t-1)": 3 * h / 8}),
+        "pcie5_fraction": Answer(frac, "1", mistakes={
+            "used the bidirectional PCIe bandwidth": min(1.0, 2 * frac)}),
+        "max_tp": Answer(t_max, "1", rtol=0, mistakes={
+            "used 3h/t instead of 3h/(t-1)": int(np.floor(3 * h / ridge)),
+            "kept to powers of two: the question asks for any integer": 2 ** int(np.floor(np.log2(t_max)))}),
+    }
+
+
+# dis-ex-overlap: DP step times on PCIe 5.0 (no overlap, perfect overlap) and NVLink 4 (no overlap)
+@exercise("dis-ex-overlap", CHAPTER, parts=("pcie5_no_overlap", "pcie5_overlap", "nvlink4_no_overlap"),
+          doc="data-parallel step time (s) of a 7B model on 8 GPUs, 0.35 s compute, 14 GB gradient AllReduce")
+def _dis_ex_overlap():
+    compute, grad = 0.35, 14e9
+
+    def comm(name):
+        lk = links.get_link(name)
+        return C.best_algorithm("allreduce", grad, 8, lk.bandwidth, lk.latency)[1]
+
+    pc, nv = comm("pcie5x16"), comm("nvlink4")
+    return {
+        "pcie5_no_overlap": Answer(compute + pc, "s", mistakes={"left out the compute": pc}),
+        "pcie5_overlap": Answer(compute + P.exposed_communication(pc, compute, overlap=1.0), "s", mistakes={
+            "took perfect overlap to hide all communication (the step is max(compute, comm))": compute}),
+        "nvlink4_no_overlap": Answer(compute + nv, "s", mistakes={"left out the compute": nv}),
+    }
