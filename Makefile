@@ -40,8 +40,12 @@ book: venv
 lib-tests: venv
 	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py -q -p no:cacheprovider
 
+# Strict nbval under a perturbation: INTERCONNECT_PERTURB moves every glued or formatted
+# number by 1e-13 (relative, up and down in turn) before it is rounded for display, so a
+# pass proves the committed outputs do not depend on the last bits of a float (another
+# CPU, BLAS kernel or summation order). See lib/src/interconnect/_stable.py.
 nbval: venv
-	$(PY) -m pytest --nbval book -q -p no:cacheprovider --nbval-sanitize-with tests/nbval_sanitize.cfg
+	INTERCONNECT_PERTURB=1e-13 $(PY) -m pytest --nbval book -q -p no:cacheprovider --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 build-strict: venv
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute

@@ -3,11 +3,17 @@
 ``glue("ar_time", fmt_time(t))`` makes ``{glue}`ar_time``` in a Markdown cell show the
 text (e.g. ``3.96 ms``) without quotes; numbers may be glued as they are and formatted
 in the prose with ``{glue:text}`key:.1f```.
+
+Glued floats are stored with :data:`~interconnect._stable.GLUE_DIGITS` significant digits
+(:func:`~interconnect._stable.stable`), so the committed outputs do not depend on the last
+bits of a float and strict nbval passes on any CPU and BLAS.
 """
 
 from __future__ import annotations
 
-__all__ = ["glue", "table"]
+from ._stable import stable
+
+__all__ = ["glue", "table", "stable"]
 
 
 def glue(name, value, display=False):
@@ -32,6 +38,8 @@ def glue(name, value, display=False):
         value = Markdown(value)
     elif hasattr(value, "item") and getattr(value, "shape", None) == ():
         value = value.item()  # numpy scalar: myst-nb formats Python numbers only
+    if isinstance(value, float):
+        value = stable(value)
     _glue(name, value, display=display)
 
 

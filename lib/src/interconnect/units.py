@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_nonnegative, as_positive, choice
+from ._stable import stable
 
 # sizes, decimal (SI) and binary (IEC), in bytes
 B = 1.0
@@ -114,6 +115,9 @@ def _num(x, digits):
     """Format with ``digits`` significant figures, no exponent, trailing zeros dropped."""
     if x == 0:
         return "0"
+    # the same text on every CPU and BLAS (interconnect._stable); a large number keeps all
+    # its integer digits (2112 days reads "2112", not "2110")
+    x = stable(x, max(digits, int(np.floor(np.log10(abs(x)))) + 1))
     text = f"{x:.{digits}g}"
     if "e" in text:
         text = f"{x:.{max(digits - 1 - int(np.floor(np.log10(abs(x)))), 0)}f}"
