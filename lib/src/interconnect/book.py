@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._stable import stable
 
-__all__ = ["glue", "table", "stable"]
+__all__ = ["glue", "table", "stable", "show_source", "source_of"]
 
 
 def glue(name, value, display=False):
@@ -69,3 +69,60 @@ def table(rows, headers, align=None):
             raise ValueError(f"row {row} has {len(row)} cells; expected {len(headers)}")
         lines.append("| " + " | ".join(row) + " |")
     return Markdown("\n".join(lines))
+
+
+def source_of(obj):
+    """Where ``obj`` is defined: ``(qualified name, path relative to lib/src, first line, source text)``.
+
+    Raises ValueError for an object that has no Python source (a builtin, a C function).
+    """
+    import inspect
+    import pathlib
+
+    obj = inspect.unwrap(obj)
+    try:
+        lines, start = inspect.getsourcelines(obj)
+        path = pathlib.Path(inspect.getsourcefile(obj)).resolve()
+    except (TypeError, OSError):
+        raise ValueError(f"obj={obj!r} has no Python source to show; expected a function, class or module "
+                         "of the interconnect library") from None
+    parts = path.parts
+    rel = "/".join(parts[parts.index("interconnect"):]) if "interconnect" in parts else path.name
+    name = getattr(obj, "__qualname__", getattr(obj, "__name__", repr(obj)))
+    module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    qualname = name if name == module else f"{module}.{name}"
+    return qualname, rel, start if start else 1, "".join(lines)
+
+
+def show_source(obj, open=False):  # noqa: A002 - the HTML attribute's name
+    """Show the library code a chapter calls, as a collapsed dropdown (d2l's "defined in").
+
+    The summary line names the function and the file it lives in (under ``lib/src/``; no
+    line number, so an edit elsewhere in the file leaves the stored output alone); opening it shows the code with the book's syntax colours, in both the
+    light and the dark theme. The chapter calls the model; the reader can still read it.
+
+    Parameters
+    ----------
+    obj : function, class or module
+        Something defined in the ``interconnect`` library.
+    open : bool
+        Show the code unfolded (default: folded).
+
+    Returns
+    -------
+    IPython.display.HTML
+        Displayed when it is the last expression of a cell.
+    """
+    import html
+
+    from IPython.display import HTML
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    qualname, rel, start, text = source_of(obj)
+    code = highlight(text, PythonLexer(), HtmlFormatter(cssclass="highlight", linenos=False))
+    attr = " open" if open else ""
+    return HTML(f'<details class="ic-source"{attr}><summary>Source: <code>{html.escape(qualname)}</code>, '
+                f"defined in <code>lib/src/{html.escape(rel)}</code></summary>"
+                f'<div class="highlight-python notranslate">{code}</div></details>')
