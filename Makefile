@@ -47,9 +47,13 @@ lib-tests: venv
 nbval: venv
 	INTERCONNECT_PERTURB=1e-13 $(PY) -m pytest --nbval book -q -p no:cacheprovider --nbval-sanitize-with tests/nbval_sanitize.cfg
 
+# The strict build uses the committed outputs (execute_notebooks: off): nbval, which runs
+# first in `make test`, has just re-executed every notebook and found them current, so a
+# second execution would only repeat it. `make book` executes (_config.yml says force).
 build-strict: venv
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute
-	$(JB) build . --builder html -W -n --keep-going
+	$(PY) tools/committed_outputs_config.py _build/config-committed-outputs.yml
+	$(JB) build . --config _build/config-committed-outputs.yml --builder html -W -n --keep-going
 
 browser-test: venv
 	$(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider
