@@ -39,6 +39,8 @@ book: venv
 
 lib-tests: venv
 	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py -q -p no:cacheprovider
+	@# every Examples section in the library's docstrings is a doctest
+	$(PY) -m pytest --doctest-modules lib/src/interconnect -q -p no:cacheprovider
 
 # Strict nbval under a perturbation: INTERCONNECT_PERTURB moves every glued or formatted
 # number by 1e-13 (relative, up and down in turn) before it is rounded for display, so a

@@ -161,7 +161,7 @@ def route_tokens(n_tokens, n_experts, top_k=1, skew=0.0, seed=0):
 
     Examples
     --------
-    >>> route_tokens(1000, 4, top_k=2, seed=1).sum()
+    >>> int(route_tokens(1000, 4, top_k=2, seed=1).sum())
     2000
     """
     n = _check_count("n_tokens", n_tokens, 0)
