@@ -1,0 +1,12 @@
+"""The presentation layer: figures and explorers drawn from the models.
+
+This package, with :mod:`interconnect.plots`, :mod:`interconnect.widgets`,
+:mod:`interconnect.diagrams` and :mod:`interconnect.explorers`, is where matplotlib and
+ipywidgets are imported; the model modules return numbers and never draw. Nothing here is
+imported by ``import interconnect``: a chapter imports the explorer it shows, e.g.
+``from interconnect.viz.explorers import rendering``.
+
+* :mod:`interconnect.viz.explorers`: one module per chapter, each function returning an
+  :class:`interconnect.widgets.Explorer` (live ipywidgets in Jupyter, precomputed frames in
+  the HTML book).
+"""
