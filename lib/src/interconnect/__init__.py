@@ -12,6 +12,8 @@
 * :mod:`~interconnect.devices`: GPUs (peak FLOP/s, memory, power).
 * :mod:`~interconnect.memory`: the memory wall (model states, ZeRO, KV cache).
 * :mod:`~interconnect.parallel`: FLOPs, MFU and the efficiency model.
+* :mod:`~interconnect.catalog`: named, sourced presets (models) the chapters share.
+* :mod:`~interconnect.scenarios`: each chapter's setup (models, machines), shared with its checker (imported on demand).
 * :mod:`~interconnect.pipeline`: pipeline schedules (GPipe, 1F1B, interleaved) as data.
 * :mod:`~interconnect.moe`: mixture-of-experts routing and AllToAll traffic.
 * :mod:`~interconnect.reliability`: cluster MTBF, Young's and Daly's checkpoint intervals, goodput.
@@ -21,7 +23,24 @@ Plotting (:mod:`~interconnect.plots`), explorers (:mod:`~interconnect.widgets`) 
 helpers (:mod:`~interconnect.book`) are imported on demand.
 """
 
-from . import collectives, devices, links, memory, moe, netsim, parallel, pipeline, reliability, rendering, signalling, topology, transfer, units
+from . import (
+    catalog,
+    collectives,
+    devices,
+    links,
+    memory,
+    moe,
+    netsim,
+    parallel,
+    pipeline,
+    reliability,
+    rendering,
+    signalling,
+    topology,
+    transfer,
+    units,
+)
 
 __version__ = "0.1.0"
-__all__ = ["units", "links", "signalling", "topology", "transfer", "collectives", "netsim", "devices", "memory", "parallel", "pipeline", "moe", "reliability", "rendering"]
+__all__ = ["units", "links", "catalog", "signalling", "topology", "transfer", "collectives", "netsim", "devices",
+           "memory", "parallel", "pipeline", "moe", "reliability", "rendering"]

@@ -345,6 +345,7 @@ from . import memory as _memory  # noqa: E402
 __all__ += ["Layout", "ModelConfig", "Cluster", "StepTime", "Plan", "RECOMPUTE_MODES",
             "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
             "step_flops", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "step_time",
+            "dp_wire_bytes", "effective_bandwidth",
             "plan", "layout_memory", "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
             "calibrate", "validation_table"]
 
@@ -560,20 +561,86 @@ class Cluster:
             object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
 
     @classmethod
+    def from_links(cls, gpu, intra, inter, gpus_per_node=8, gemm_efficiency=None, comm_efficiency=None,
+                   intra_latency=None, inter_latency=None, memory_bandwidth="gpu"):
+        """A machine described by names: a GPU from :mod:`interconnect.devices` and two links from
+        :mod:`interconnect.links`.
+
+        Parameters
+        ----------
+        gpu : str or GPU
+            ``"A100"``, ``"H100"``, ... (:func:`interconnect.devices.get_gpu`); gives
+            ``peak_flops`` and ``memory_bandwidth``.
+        intra, inter : str, Link or float
+            The link inside a node (per GPU, e.g. ``"nvlink3"``) and between nodes (one NIC per
+            GPU, e.g. ``"ib-hdr"``): a catalog name (:func:`interconnect.links.get_link`), a
+            :class:`~interconnect.links.Link`, or a number, an effective bandwidth in bytes/s per
+            direction (such as a simulated ring's bus bandwidth); a number needs its latency.
+        gpus_per_node : int
+            GPUs in the fast intra-node domain, >= 1 (default 8).
+        gemm_efficiency, comm_efficiency : float, optional
+            Default: the calibrated :data:`CALIBRATED_GEMM_EFFICIENCY` and
+            :data:`CALIBRATED_COMM_EFFICIENCY` (fitted on DGX A100).
+        intra_latency, inter_latency : float, optional
+            Seconds; default the link's ``latency``. Required where the link is a number.
+        memory_bandwidth : float or None, optional
+            HBM bytes/s; default the GPU's, None leaves the element-wise time out.
+
+        Returns
+        -------
+        Cluster
+
+        Raises
+        ------
+        ValueError
+            For an unknown GPU or link name, or a bandwidth number without its latency.
+
+        Examples
+        --------
+        >>> hgx = Cluster.from_links("H100", "nvlink4", "ib-ndr")
+        >>> hgx.gpus_per_node, hgx.peak_flops / 1e12, hgx.intra_bandwidth / 1e9, hgx.inter_bandwidth / 1e9
+        (8, 989.4, 450.0, 50.0)
+        >>> Cluster.from_links("A100", "nvlink3", "ib-hdr") == Cluster.dgx_a100()
+        True
+        >>> Cluster.from_links("A100", 20.8e9, "ib-hdr", intra_latency=1e-6).intra_bandwidth / 1e9
+        20.8
+        """
+        from .devices import GPU, get_gpu
+
+        g = gpu if isinstance(gpu, GPU) else get_gpu(gpu)
+        intra_bw, intra_lat = _link_terms("intra", intra, intra_latency)
+        inter_bw, inter_lat = _link_terms("inter", inter, inter_latency)
+        return cls(gpus_per_node, g.peak_flops, intra_bw, intra_lat, inter_bw, inter_lat,
+                   CALIBRATED_GEMM_EFFICIENCY if gemm_efficiency is None else gemm_efficiency,
+                   CALIBRATED_COMM_EFFICIENCY if comm_efficiency is None else comm_efficiency,
+                   g.memory_bandwidth if isinstance(memory_bandwidth, str) and memory_bandwidth == "gpu"
+                   else memory_bandwidth)
+
+    @classmethod
     def dgx_a100(cls, gemm_efficiency=None, comm_efficiency=None, nodes_link="ib-hdr"):
         """DGX A100 nodes as on Selene (Narayanan et al. 2021, sec. 5; Korthikanti et al. 2022):
         8 A100 (312 TFLOP/s dense BF16, :mod:`interconnect.devices`), NVLink 3 through NVSwitch
         (300 GB/s per direction per GPU, ``links.nvlink3``) and one HDR InfiniBand NIC per GPU
         (25 GB/s per direction, ``links.ib-hdr``), 2,039 GB/s HBM2e. Efficiencies default to the
-        calibrated ones."""
-        from .devices import get_gpu
-        from .links import get_link
+        calibrated ones. The same as ``Cluster.from_links("A100", "nvlink3", nodes_link)``."""
+        return cls.from_links("A100", "nvlink3", nodes_link, gpus_per_node=8, gemm_efficiency=gemm_efficiency,
+                              comm_efficiency=comm_efficiency)
 
-        nv, ib, gpu = get_link("nvlink3"), get_link(nodes_link), get_gpu("A100")
-        return cls(8, gpu.peak_flops, nv.bandwidth, nv.latency, ib.bandwidth, ib.latency,
-                   CALIBRATED_GEMM_EFFICIENCY if gemm_efficiency is None else gemm_efficiency,
-                   CALIBRATED_COMM_EFFICIENCY if comm_efficiency is None else comm_efficiency,
-                   gpu.memory_bandwidth)
+
+def _link_terms(which, link, latency):
+    """(bandwidth, latency) of a link given by name, as a Link, or as a bandwidth number."""
+    from .links import Link, get_link
+
+    if isinstance(link, str):
+        link = get_link(link)
+    if isinstance(link, Link):
+        return link.bandwidth, link.latency if latency is None else latency
+    if isinstance(link, (bool, np.bool_)) or not isinstance(link, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{which}={link!r} is not a link; allowed a name from interconnect.links "
+                         "(e.g. 'nvlink3'), a Link, or a bandwidth in bytes/s")
+    if latency is None:
+        raise ValueError(f"{which}={link!r} is a bandwidth number without a latency; pass {which}_latency= (seconds)")
+    return float(link), latency
 
 
 def selective_recompute_overhead(seq_len, hidden):
@@ -748,6 +815,95 @@ def dp_comm_time(model, layout, cluster):
         one = (collective_time("reducescatter", bucket, d, bw, lat)
                + collective_time("allgather", bucket, d, bw, lat) * (2 if layout.zero_stage == 3 else 1))
     return n_buckets * one
+
+
+def dp_wire_bytes(model, layout):
+    """Bytes one GPU sends per step (per direction) for its gradient and ZeRO traffic.
+
+    The bandwidth term of :func:`dp_comm_time` counted in bytes rather than seconds: the same
+    buckets and the same ring collectives over the ``dp`` ranks, each sending
+    ``b * bucket`` bytes with ``b`` from :func:`interconnect.collectives.cost_terms`. So
+    ``2 G (dp-1)/dp`` for ZeRO 0-2 and ``3 G (dp-1)/dp`` for ZeRO 3, with
+    ``G = 2 P / (tp pp)`` the BF16 gradient bytes of one GPU's shard. It does not depend on
+    the machine.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    layout : Layout
+        Only ``dp``, ``tp``, ``pp``, ``zero_stage`` and ``bucket_bytes`` matter.
+
+    Returns
+    -------
+    float
+        Bytes; 0 for ``dp = 1``.
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt = catalog.models.get("gpt3-6.7b")
+    >>> [round(dp_wire_bytes(gpt, Layout(dp=8, tp=1, pp=1, zero_stage=z)) / 1e9, 1) for z in (0, 3)]
+    [23.3, 35.0]
+    """
+    from .collectives import cost_terms
+
+    d = layout.dp
+    if d == 1:
+        return 0.0
+    total = 2.0 * model.params / (layout.tp * layout.pp)
+    n_buckets = _dp_buckets(model, layout)
+    bucket = total / n_buckets
+    if layout.zero_stage == 0:
+        one = cost_terms("allreduce", d, "ring")[1] * bucket
+    else:
+        one = (cost_terms("reducescatter", d, "ring")[1] * bucket
+               + cost_terms("allgather", d, "ring")[1] * bucket * (2 if layout.zero_stage == 3 else 1))
+    return n_buckets * one
+
+
+def effective_bandwidth(g, nbytes, ranks=None, op="allreduce", **kw):
+    """Bus bandwidth one collective reaches on a topology, bytes/s per direction (simulated).
+
+    The nccl-tests ``busbw`` of :func:`interconnect.netsim.simulate_collective` (ring by
+    default): the algorithm bandwidth ``nbytes / time`` times the bus factor of ``op`` over
+    the ``p`` ranks. On an uncontended ring it equals the link bandwidth; where links are
+    shared (a PCIe tree's socket link) it is what each GPU really gets, so it can stand in
+    for a link's bandwidth in :meth:`Cluster.from_links`.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        A topology (:mod:`interconnect.topology`).
+    nbytes : float
+        Message size, bytes.
+    ranks : sequence of str, optional
+        The GPUs taking part; default every GPU of ``g``.
+    op : str
+        Collective, default ``"allreduce"``.
+    **kw
+        Passed to :func:`~interconnect.netsim.simulate_collective` (``algorithm``, ``chunks``...).
+
+    Returns
+    -------
+    float
+        bytes/s.
+
+    See Also
+    --------
+    interconnect.netsim.simulate_collective, interconnect.collectives.bus_bandwidth
+
+    Examples
+    --------
+    >>> from interconnect import topology
+    >>> round(effective_bandwidth(topology.nvswitch(8, link="nvlink3"), 13.4e9) / 1e9)
+    300
+    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16")
+    >>> round(effective_bandwidth(box, 13.4e9) / 1e9, 1)    # the socket link binds
+    20.8
+    """
+    from .netsim import simulate_collective
+
+    return simulate_collective(g, op, nbytes, ranks=ranks, **kw).busbw
 
 
 def ep_comm_time(model, layout, cluster):

@@ -1,9 +1,11 @@
 """Checkers for the chapter "Data parallelism" (book/parallel/data_parallel)."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import collectives as C
-from .. import devices, links, memory, netsim, topology
+from .. import devices, links, memory, scenarios
 from .. import parallel as P
 from ..units import GB, MB
 from . import Answer, exercise
@@ -14,50 +16,31 @@ GEMM = P.CALIBRATED_GEMM_EFFICIENCY
 COMM = P.CALIBRATED_COMM_EFFICIENCY
 
 
-# ---- the chapter's state, rebuilt as its setup cells build it ------------------------
+# ---- the chapter's state: the scenario its setup cells use too ----------------------
 
 def _models():
-    gpt_6b7 = P.ModelConfig(layers=32, hidden=4096, heads=32, seq_len=2048, vocab=51200, global_batch=64, name="6.7B")
-    gpt_13b = P.ModelConfig(layers=40, hidden=5120, heads=40, seq_len=2048, vocab=51200, global_batch=64, name="13B")
-    return gpt_6b7, gpt_13b
-
-
-def _effective_bandwidth(g, nbytes, ranks=None):
-    """Per-GPU bus bandwidth a ring AllReduce of nbytes reaches on topology g (netsim)."""
-    sim = netsim.simulate_collective(g, "allreduce", nbytes, ranks=ranks)
-    return C.bus_bandwidth("allreduce", nbytes / sim.time, 8)
+    dp = scenarios.data_parallel()
+    return dp.models["6.7B"], dp.models["13B"]
 
 
 def _bw_pcie():
     """The effective ring bandwidth per GPU on the chapter's two-socket PCIe 4.0 tree (`bw_pcie`)."""
-    gpt_6b7, _ = _models()
-    box = topology.pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2,
-                             gpu_link="pcie4x16", uplink="pcie4x16")
-    return _effective_bandwidth(box, 2 * gpt_6b7.params)
+    return scenarios.data_parallel().bw_pcie
 
 
 def _pcie_machine():
     """machines["PCIe 4.0 tree"]: eight A100s in one box behind the simulated PCIe tree."""
-    a100, pcie4, hdr = devices.get_gpu("A100"), links.get_link("pcie4x16"), links.get_link("ib-hdr")
-    return P.Cluster(8, a100.peak_flops, _bw_pcie(), pcie4.latency, hdr.bandwidth, hdr.latency, GEMM, COMM,
-                     a100.memory_bandwidth)
+    return scenarios.data_parallel().machines["PCIe 4.0 tree"]
 
 
 def _hdr_machine():
     """machines[_names[2]]: eight nodes of one A100 each, one HDR NIC per node (netsim ring)."""
-    gpt_6b7, _ = _models()
-    a100, nv3 = devices.get_gpu("A100"), links.get_link("nvlink3")
-    g = topology.cluster(nodes=8, gpus_per_node=1, nvlink="nvlink3", nic="ib-hdr", gpu_nic_link="pcie4x16")
-    ranks = [f"n{j}.gpu0" for j in range(8)]
-    bw = _effective_bandwidth(g, 2 * gpt_6b7.params, ranks)
-    lat = topology.path_latency(g, ranks[0], ranks[1])
-    return P.Cluster(1, a100.peak_flops, nv3.bandwidth, nv3.latency, bw, lat, GEMM, COMM, a100.memory_bandwidth)
+    return scenarios.data_parallel().machines["8 nodes × 1 GPU, InfiniBand HDR 4x"]
 
 
 def _wire_bytes(model, dp, zero_stage):
-    """Bytes one GPU sends per step for gradient/ZeRO traffic: dp_comm_time on a 1 byte/s link."""
-    unit = P.Cluster(1024, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0)
-    return P.dp_comm_time(model, P.Layout(dp=dp, tp=1, pp=1, zero_stage=zero_stage), unit)
+    """Bytes one GPU sends per step for gradient/ZeRO traffic (parallel.dp_wire_bytes)."""
+    return P.dp_wire_bytes(model, P.Layout(dp=dp, tp=1, pp=1, zero_stage=zero_stage))
 
 
 # dp-ex-bytes: bytes each GPU sends per step in the ring AllReduce, 13B model, BF16, p = 64, 8, 1024
@@ -146,8 +129,7 @@ def _dp_ex_zero():
 
     stage = min(s for s in range(4) if smallest(s) is not None)
     d = smallest(stage)
-    model = P.ModelConfig(40, 5120, 40, 2048, 51200, 1024, name="13B")
-    wire = _wire_bytes(model, d, stage)
+    wire = _wire_bytes(gpt_13b, d, stage)
     stage_mistakes = {"stage 2 still keeps the whole 2-byte weights, more than 20 GB for 13B parameters": 2}
     stage_mistakes = {k: v for k, v in stage_mistakes.items() if v != stage}
     dp_mistakes = {"used the whole 40 GB, not the 20 GB allowed for model states": smallest(stage, 40e9)}
@@ -156,7 +138,8 @@ def _dp_ex_zero():
         "stage": Answer(stage, "1", rtol=0, mistakes=stage_mistakes),
         "dp": Answer(d, "1", rtol=0, mistakes=dp_mistakes),
         "bytes": Answer(wire, "B", mistakes={
-            "forgot stage 3's extra AllGather of the parameters (took the baseline 2(p-1)/p gN)": _wire_bytes(model, d, 0),
+            "forgot stage 3's extra AllGather of the parameters (took the baseline 2(p-1)/p gN)":
+                _wire_bytes(gpt_13b, d, 0),
             "counted parameters, not 2-byte BF16 values": wire / 2}),
     }
 
@@ -203,8 +186,7 @@ _BUCKETS = (1 * MB, 5 * MB, 25 * MB, 100 * MB, 1 * GB)
 def _dp_ex_buckets():
     gpt_6b7, _ = _models()
     cl = _hdr_machine()
-    peak = P.Cluster(cl.gpus_per_node, cl.peak_flops, cl.intra_bandwidth, cl.intra_latency, cl.inter_bandwidth,
-                     cl.inter_latency, cl.gemm_efficiency, 1.0, cl.memory_bandwidth)
+    peak = replace(cl, comm_efficiency=1.0)
     total, total_peak, last, last_peak, last_nolat = [], [], [], [], []
     for bucket in _BUCKETS:
         lay = P.Layout(dp=8, tp=1, pp=1, zero_stage=0, bucket_bytes=bucket)

@@ -1,7 +1,9 @@
 """Checkers for the chapter "Tensor parallelism" (book/parallel/tensor_parallel)."""
 
+from dataclasses import replace
+
 from .. import collectives as C
-from .. import devices, links, memory
+from .. import devices, links, memory, scenarios
 from .. import parallel as P
 from ..units import GB
 from . import Answer, exercise
@@ -41,26 +43,18 @@ def _tp_ex_crossover():
     return out
 
 
-# ---- the chapter's state, rebuilt as its setup cells build it ------------------------
+# ---- the chapter's state: the scenario its setup cells use too ----------------------
 
 def _gpt3():
-    return P.ModelConfig(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200, global_batch=64,
-                         name="GPT-3 175B")
+    return scenarios.tensor_parallel().model
 
 
 def _layout(**kw):
-    args = dict(dp=1, tp=8, pp=8, microbatch=1, sequence_parallel=True, recompute="selective")
-    args.update(kw)
-    return P.Layout(**args)
+    return replace(scenarios.tensor_parallel().layout, **kw)
 
 
-def _h100_cluster(intra, gpus_per_node=8, inter=None):
-    """H100 nodes; the efficiencies are those calibrated on DGX A100 (the chapter's h100_cluster)."""
-    h100 = devices.get_gpu("H100")
-    inter = inter or links.get_link("ib-ndr")
-    return P.Cluster(gpus_per_node, h100.peak_flops, intra.bandwidth, intra.latency,
-                     inter.bandwidth, inter.latency, P.CALIBRATED_GEMM_EFFICIENCY,
-                     P.CALIBRATED_COMM_EFFICIENCY, h100.memory_bandwidth)
+def _machine(name):
+    return scenarios.tensor_parallel().machines[name]
 
 
 # tp-ex-count: TP AllReduce-equivalents per GPU per step for GPT-3 175B, selective and full recomputation
@@ -68,7 +62,7 @@ def _h100_cluster(intra, gpus_per_node=8, inter=None):
           doc="TP AllReduce(-equivalent)s one GPU runs per step, GPT-3 175B, t = p = 8, m = 64, selective and full "
               "recomputation (counts), and the ratio of tp_comm_time full / selective")
 def _tp_ex_count():
-    gpt3, dgx = _gpt3(), P.Cluster.dgx_a100()
+    gpt3, dgx = _gpt3(), _machine("DGX A100, NVLink 3")
     sel, full = _layout(), _layout(recompute="full")
     m = sel.microbatches(gpt3.global_batch)
     per_stage = gpt3.layers // sel.pp
@@ -118,7 +112,7 @@ def _tp_ex_memory():
           doc="step time (s), TP share of the step and MFU (fractions) of GPT-3 175B with t=8,p=8 and t=16,p=4 on "
               "8-GPU H100 nodes with NDR; does parallel.plan accept or reject t = 16")
 def _tp_ex_tp16():
-    gpt3, hgx, dgx = _gpt3(), _h100_cluster(links.get_link("nvlink4")), P.Cluster.dgx_a100()
+    gpt3, hgx, dgx = _gpt3(), _machine("HGX H100, NVLink 4"), _machine("DGX A100, NVLink 3")
     out = {}
     for tp_, pp_ in ((8, 8), (16, 4)):
         lay = _layout(tp=tp_, pp=pp_)

@@ -1,0 +1,141 @@
+"""The chapters' setups: the models and machines a chapter and its exercise checker share.
+
+A chapter's tables and its exercises compute with the same models and machines. Before this
+module each chapter built them in a setup cell and its checker (``interconnect.exercises``)
+rebuilt them, so a changed chapter left its checker silently checking the old setup. Now
+both call one function here, which returns a frozen dataclass:
+
+>>> from interconnect import scenarios
+>>> dp = scenarios.data_parallel()
+>>> list(dp.machines)[:2]
+['PCIe 4.0 tree', 'NVSwitch (NVLink 3)']
+>>> round(dp.machines["PCIe 4.0 tree"].intra_bandwidth / 1e9, 1)   # the simulated ring, not the link rate
+20.8
+
+Models come from :mod:`interconnect.catalog.models`, machines from
+:meth:`interconnect.parallel.Cluster.from_links` (by name) or, where a topology shares its
+links, from a simulated :func:`interconnect.parallel.effective_bandwidth`. The functions are
+cached (the results are immutable), so a chapter and its checker pay for the simulations once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any
+
+from . import links, topology
+from .catalog import models as _models
+from .parallel import Cluster, Layout, ModelConfig, effective_bandwidth
+
+__all__ = ["DataParallel", "TensorParallel", "data_parallel", "tensor_parallel"]
+
+
+def _frozen(d):
+    return MappingProxyType(dict(d))
+
+
+# ----------------------------------------------------------------------------- data parallelism
+@dataclass(frozen=True)
+class DataParallel:
+    """The setup of the chapter "Data parallelism" (book/parallel/data_parallel).
+
+    Attributes
+    ----------
+    models : Mapping[str, ModelConfig]
+        ``"1.3B"``, ``"6.7B"``, ``"13B"``: the GPT-3 presets at a global batch of 64 sequences
+        (8 microbatches of 1 on each of 8 data-parallel GPUs).
+    machines : Mapping[str, Cluster]
+        Eight A100s, four ways: ``"PCIe 4.0 tree"`` and ``"NVSwitch (NVLink 3)"`` (one box,
+        the ring's simulated bus bandwidth per GPU), and ``"8 nodes × 1 GPU, InfiniBand HDR 4x"``
+        and ``"... NDR 4x"`` (one GPU per node: every ring crosses the network).
+    pcie_box : networkx.DiGraph
+        The two-socket PCIe 4.0 tree (4 GPUs per switch, one switch per socket).
+    gradient_bytes : float
+        The 6.7B model's BF16 gradient, ``2 P`` bytes: the message the rings are simulated with.
+    """
+
+    models: Mapping[str, ModelConfig]
+    machines: Mapping[str, Cluster]
+    pcie_box: Any
+    gradient_bytes: float
+
+    @property
+    def bw_pcie(self):
+        """Bus bandwidth per GPU of the ring AllReduce on the PCIe tree, bytes/s."""
+        return self.machines["PCIe 4.0 tree"].intra_bandwidth
+
+    @property
+    def bw_nvs(self):
+        """Bus bandwidth per GPU of the ring AllReduce through the NVSwitch, bytes/s."""
+        return self.machines["NVSwitch (NVLink 3)"].intra_bandwidth
+
+
+def single_gpu_nodes(nic, nodes=8):
+    """``nodes`` nodes of one A100 each behind ``nic`` (a topology) and their GPUs' names."""
+    g = topology.cluster(nodes=nodes, gpus_per_node=1, nvlink="nvlink3", nic=nic, gpu_nic_link="pcie4x16")
+    return g, [f"n{j}.gpu0" for j in range(nodes)]
+
+
+@functools.cache
+def data_parallel():
+    """The models and machines of the data-parallel chapter and its checker (:class:`DataParallel`)."""
+    models = {key: replace(_models.get(name), global_batch=64, name=key)
+              for key, name in (("1.3B", "gpt3-1.3b"), ("6.7B", "gpt3-6.7b"), ("13B", "gpt3-13b"))}
+    grad = 2 * models["6.7B"].params
+    box = topology.pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2,
+                             gpu_link="pcie4x16", uplink="pcie4x16")
+    nvs = topology.nvswitch(8, link="nvlink3")
+    machines = {
+        "PCIe 4.0 tree": Cluster.from_links("A100", effective_bandwidth(box, grad), "ib-hdr",
+                                            intra_latency=links.get_link("pcie4x16").latency),
+        "NVSwitch (NVLink 3)": Cluster.from_links("A100", effective_bandwidth(nvs, grad), "ib-hdr",
+                                                  intra_latency=links.get_link("nvlink3").latency),
+    }
+    for nic in ("ib-hdr", "ib-ndr"):
+        g, ranks = single_gpu_nodes(nic)
+        machines[f"8 nodes × 1 GPU, {links.get_link(nic).label.split(' (')[0]}"] = Cluster.from_links(
+            "A100", "nvlink3", effective_bandwidth(g, grad, ranks), gpus_per_node=1,
+            inter_latency=topology.path_latency(g, ranks[0], ranks[1]))
+    return DataParallel(models=_frozen(models), machines=_frozen(machines), pcie_box=box, gradient_bytes=grad)
+
+
+# --------------------------------------------------------------------------- tensor parallelism
+@dataclass(frozen=True)
+class TensorParallel:
+    """The setup of the chapter "Tensor parallelism" (book/parallel/tensor_parallel).
+
+    Attributes
+    ----------
+    model : ModelConfig
+        GPT-3 175B (``catalog.models.get("gpt3-175b")``) at a global batch of 64 sequences,
+        as in Korthikanti et al. (2022), Table 3.
+    layout : Layout
+        t = 8, p = 8, b = 1, sequence parallelism and selective recomputation (dp = 1: 64 GPUs).
+    machines : Mapping[str, Cluster]
+        The TP group of 8 on seven machines: DGX A100 (NVLink 3), HGX H100 (NVLink 4), eight
+        H100 on PCIe 5.0 or 4.0, and H100 nodes of 4, 2 and 1 GPUs joined by IB NDR.
+    """
+
+    model: ModelConfig
+    layout: Layout
+    machines: Mapping[str, Cluster]
+
+
+@functools.cache
+def tensor_parallel():
+    """The model, layout and machines of the tensor-parallel chapter and its checker (:class:`TensorParallel`)."""
+    gpt3 = replace(_models.get("gpt3-175b"), global_batch=64)
+    layout = Layout(dp=1, tp=8, pp=8, microbatch=1, sequence_parallel=True, recompute="selective")
+    machines = {
+        "DGX A100, NVLink 3": Cluster.dgx_a100(),
+        "HGX H100, NVLink 4": Cluster.from_links("H100", "nvlink4", "ib-ndr"),
+        "8 H100 on PCIe 5.0": Cluster.from_links("H100", "pcie5x16", "ib-ndr"),
+        "8 H100 on PCIe 4.0": Cluster.from_links("H100", "pcie4x16", "ib-ndr"),
+        "TP over 2 nodes (4 GPUs each), NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr", gpus_per_node=4),
+        "TP over 4 nodes (2 GPUs each), NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr", gpus_per_node=2),
+        "TP over 8 nodes (1 GPU each), NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr", gpus_per_node=1),
+    }
+    return TensorParallel(model=gpt3, layout=layout, machines=_frozen(machines))
