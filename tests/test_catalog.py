@@ -253,6 +253,17 @@ def _code(nb_path):
     return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
 
 
+CHAPTER_SCENARIOS = [("book/parallel/data_parallel.ipynb", "scenarios.data_parallel()")]
+
+
+@pytest.mark.parametrize("chapter, call", CHAPTER_SCENARIOS)
+def test_chapter_imports_its_scenario_and_builds_no_models(chapter, call):
+    code = _code(chapter)
+    assert call in code
+    assert "ModelConfig(" not in code
+    assert "Cluster(" not in code.replace("Cluster.", "")
+
+
 @pytest.mark.parametrize("module", ["_data_parallel", "_tensor_parallel"])
 def test_checker_imports_its_scenario_and_builds_no_models(module):
     src = (ROOT / "lib/src/interconnect/exercises" / f"{module}.py").read_text()
