@@ -253,7 +253,8 @@ def _code(nb_path):
     return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
 
 
-CHAPTER_SCENARIOS = [("book/parallel/data_parallel.ipynb", "scenarios.data_parallel()")]
+CHAPTER_SCENARIOS = [("book/parallel/data_parallel.ipynb", "scenarios.data_parallel()"),
+                     ("book/parallel/tensor_parallel.ipynb", "scenarios.tensor_parallel()")]
 
 
 @pytest.mark.parametrize("chapter, call", CHAPTER_SCENARIOS)
