@@ -185,13 +185,14 @@ def test_effective_bandwidth_is_netsim_busbw():
 
 # --------------------------------------------------------------------------------- scenarios
 def test_scenarios_are_frozen_and_cached():
-    for make in (scenarios.data_parallel, scenarios.tensor_parallel):
+    for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.planning):
         s = make()
         assert make() is s
+        field = "clusters" if hasattr(s, "clusters") else "machines"
         with pytest.raises(dataclasses.FrozenInstanceError):
-            s.machines = {}
+            setattr(s, field, {})
         with pytest.raises(TypeError):
-            s.machines["x"] = None
+            getattr(s, field)["x"] = None
 
 
 def test_data_parallel_scenario_uses_the_catalog():
@@ -248,13 +249,32 @@ def test_tensor_parallel_checker_follows_the_scenario(monkeypatch):
     assert expected("tp-ex-count", "selective") == 2 * before_count
 
 
+def test_planning_scenario_uses_the_catalog():
+    pl = scenarios.planning()
+    assert pl.model is models.get("gpt3-175b")
+    assert pl.clusters["DGX A100 + HDR"] == Cluster.dgx_a100()
+    assert pl.memory_limit == 76e9
+
+
+def test_planning_checker_follows_the_scenario(monkeypatch):
+    pl = scenarios.planning()
+    before_units = expected("planning-ex-units", "memory")
+    before_net = expected("planning-ex-network", "time_hdr")
+    clusters = dict(pl.clusters)
+    clusters["DGX A100 + HDR"] = Cluster.from_links("A100", "nvlink3", "eth-100g")
+    _patch(monkeypatch, "planning", dataclasses.replace(pl, clusters=clusters, memory_limit=30e9))
+    assert expected("planning-ex-units", "memory") != before_units    # the smaller limit forces another plan
+    assert expected("planning-ex-network", "time_hdr") != before_net   # the slower network
+
+
 def _code(nb_path):
     nb = json.loads((ROOT / nb_path).read_text())
     return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
 
 
 CHAPTER_SCENARIOS = [("book/parallel/data_parallel.ipynb", "scenarios.data_parallel()"),
-                     ("book/parallel/tensor_parallel.ipynb", "scenarios.tensor_parallel()")]
+                     ("book/parallel/tensor_parallel.ipynb", "scenarios.tensor_parallel()"),
+                     ("book/parallel/planning.ipynb", "scenarios.planning()")]
 
 
 @pytest.mark.parametrize("chapter, call", CHAPTER_SCENARIOS)
@@ -265,7 +285,7 @@ def test_chapter_imports_its_scenario_and_builds_no_models(chapter, call):
     assert "Cluster(" not in code.replace("Cluster.", "")
 
 
-@pytest.mark.parametrize("module", ["_data_parallel", "_tensor_parallel"])
+@pytest.mark.parametrize("module", ["_data_parallel", "_tensor_parallel", "_planning"])
 def test_checker_imports_its_scenario_and_builds_no_models(module):
     src = (ROOT / "lib/src/interconnect/exercises" / f"{module}.py").read_text()
     assert "scenarios." in src

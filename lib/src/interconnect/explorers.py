@@ -539,14 +539,12 @@ _MEM_ACTIVATIONS = {
 
 def _mem_default_models():
     """name -> (ModelConfig, kv_heads, head_dim) of the explorer's model presets."""
-    from .parallel import ModelConfig
+    from .catalog import models
 
-    return {
-        "GPT-3 175B": (ModelConfig(96, 12288, 96, 2048, 51200, 1536, name="GPT-3 175B"), 96, 128),
-        "Llama-class 70B": (ModelConfig(80, 8192, 64, 4096, 32000, 1024, name="Llama-class 70B"), 8, 128),
-        "GPT-3 13B": (ModelConfig(40, 5120, 40, 2048, 51200, 1024, name="GPT-3 13B"), 40, 128),
-        "GPT-3 6.7B": (ModelConfig(32, 4096, 32, 2048, 51200, 1024, name="GPT-3 6.7B"), 32, 128),
-    }
+    # the catalog's presets with the key-value heads and head size of their attention:
+    # Llama 2 70B uses grouped-query attention with 8 KV heads (Touvron et al. 2023, sec. 2.2)
+    return {m.name: (m, kv, 128) for m, kv in ((models.get("gpt3-175b"), 96), (models.get("llama2-70b"), 8),
+                                               (models.get("gpt3-13b"), 40), (models.get("gpt3-6.7b"), 32))}
 
 
 def _mem_parts(model, dp, tp, pp, microbatch, zero_stage, recompute, sequence_parallel):

@@ -29,8 +29,10 @@ from typing import Any
 from . import links, topology
 from .catalog import models as _models
 from .parallel import Cluster, Layout, ModelConfig, effective_bandwidth
+from .units import GB
 
-__all__ = ["DataParallel", "TensorParallel", "data_parallel", "tensor_parallel"]
+__all__ = ["DataParallel", "Planning", "TensorParallel", "data_parallel", "planning", "single_gpu_nodes",
+           "tensor_parallel"]
 
 
 def _frozen(d):
@@ -139,3 +141,36 @@ def tensor_parallel():
         "TP over 8 nodes (1 GPU each), NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr", gpus_per_node=1),
     }
     return TensorParallel(model=gpt3, layout=layout, machines=_frozen(machines))
+
+
+# ------------------------------------------------------------------------------------ planning
+@dataclass(frozen=True)
+class Planning:
+    """The setup of the chapter "Putting it together: planning a cluster" (book/parallel/planning).
+
+    Attributes
+    ----------
+    model : ModelConfig
+        GPT-3 175B at its published global batch of 1,536 sequences (``catalog.models.get("gpt3-175b")``).
+    clusters : Mapping[str, Cluster]
+        ``"8×A100 PCIe + HDR"``, ``"DGX A100 + HDR"`` and ``"DGX H100 + NDR"``: 8 GPUs per node,
+        calibrated efficiencies (:meth:`Cluster.from_links`).
+    memory_limit : float
+        76 GB per GPU the planner may use: 80 GB GPUs less 4 GB kept for the CUDA context, NCCL
+        buffers and fragmentation.
+    """
+
+    model: ModelConfig
+    clusters: Mapping[str, Cluster]
+    memory_limit: float
+
+
+@functools.cache
+def planning():
+    """The model, clusters and memory limit of the planning chapter and its checker (:class:`Planning`)."""
+    clusters = {
+        "8×A100 PCIe + HDR": Cluster.from_links("A100", "pcie4x16", "ib-hdr"),
+        "DGX A100 + HDR": Cluster.from_links("A100", "nvlink3", "ib-hdr"),
+        "DGX H100 + NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr"),
+    }
+    return Planning(model=_models.get("gpt3-175b"), clusters=_frozen(clusters), memory_limit=76 * GB)

@@ -2,46 +2,40 @@
 
 from dataclasses import replace
 
-from .. import devices, links, memory, parallel
-from ..parallel import Cluster, ModelConfig
-from ..units import GB, GiB
+from .. import devices, memory, parallel, scenarios
+from ..parallel import Cluster
+from ..units import GiB
 from . import Answer, exercise
 
 CHAPTER = "book/parallel/planning"
-MEMORY_LIMIT = 76 * GB  # the chapter's limit: 80 GB GPUs less 4 GB for context, buffers, fragmentation
+
+
+# ---- the chapter's state: the scenario its setup cells use too ----------------------
+
+def _limit():
+    """The chapter's memory limit: 80 GB GPUs less 4 GB for context, buffers, fragmentation."""
+    return scenarios.planning().memory_limit
 
 
 def _gpt3(**kw):
-    m = ModelConfig(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200, global_batch=1536, name="GPT-3 175B")
-    return replace(m, **kw)
-
-
-def _cluster(gpu_name, intra, inter):
-    # the chapter's make_cluster
-    gpu, a, b = devices.get_gpu(gpu_name), links.get_link(intra), links.get_link(inter)
-    return Cluster(gpus_per_node=8, peak_flops=gpu.peak_flops,
-                   intra_bandwidth=a.bandwidth, intra_latency=a.latency,
-                   inter_bandwidth=b.bandwidth, inter_latency=b.latency,
-                   gemm_efficiency=parallel.CALIBRATED_GEMM_EFFICIENCY,
-                   comm_efficiency=parallel.CALIBRATED_COMM_EFFICIENCY,
-                   memory_bandwidth=gpu.memory_bandwidth)
+    return replace(scenarios.planning().model, **kw)
 
 
 def _clusters():
-    return {"pcie": _cluster("A100", "pcie4x16", "ib-hdr"), "a100": _cluster("A100", "nvlink3", "ib-hdr"),
-            "h100": _cluster("H100", "nvlink4", "ib-ndr")}
+    cl = scenarios.planning().clusters
+    return {"pcie": cl["8×A100 PCIe + HDR"], "a100": cl["DGX A100 + HDR"], "h100": cl["DGX H100 + NDR"]}
 
 
 # planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an H100
 @exercise("planning-ex-units", CHAPTER, parts=("memory", "left"),
           doc="memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an 80 GB H100 (bytes)")
 def _planning_ex_units():
-    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], 1024, MEMORY_LIMIT).best[2])
+    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], 1024, _limit()).best[2])
     cap = float(devices.get_gpu("H100").memory)
     return {"memory": Answer(mem, "B"),
             "left": Answer(cap - mem, "B", mistakes={
                 "took the H100 as 80 GiB; it holds 80 GB = 74.5 GiB": 80 * GiB - mem,
-                "subtracted from the planner's 76 GB limit, not from the GPU's 80 GB": MEMORY_LIMIT - mem})}
+                "subtracted from the planner's 76 GB limit, not from the GPU's 80 GB": _limit() - mem})}
 
 
 # planning-ex-zero3: DP communication time and memory per GPU for ZeRO 0-3, DGX A100 winner
@@ -50,7 +44,7 @@ def _planning_ex_units():
               "the traffic, and its traffic over stage 0's")
 def _planning_ex_zero3():
     m, c = _gpt3(), _clusters()["a100"]
-    lay = parallel.plan(m, c, 1024, MEMORY_LIMIT).best[0]
+    lay = parallel.plan(m, c, 1024, _limit()).best[0]
     t = [float(parallel.dp_comm_time(m, replace(lay, zero_stage=z), c)) for z in range(4)]
     mem = [float(parallel.layout_memory(m, replace(lay, zero_stage=z))) for z in range(4)]
     r = t[3] / t[0]
@@ -68,8 +62,8 @@ def _planning_ex_zero3():
           doc="MFU and memory per GPU of the winner with full and with selective recomputation; which has the higher MFU")
 def _planning_ex_recompute():
     m, c = _gpt3(), _clusters()["a100"]
-    full = parallel.plan(m, c, 1024, MEMORY_LIMIT, recompute="full", sequence_parallel=False).best
-    sel = parallel.plan(m, c, 1024, MEMORY_LIMIT).best
+    full = parallel.plan(m, c, 1024, _limit(), recompute="full", sequence_parallel=False).best
+    sel = parallel.plan(m, c, 1024, _limit()).best
     win = "full" if full[1].mfu > sel[1].mfu else "selective"
     return {"mfu_full": Answer(float(full[1].mfu), "1", rtol=0.01, mistakes={
                 "gave the hardware FLOPs utilisation (HFU); MFU does not count the recomputed forward pass":
@@ -88,9 +82,9 @@ def _planning_ex_recompute():
               "and which link matters more")
 def _planning_ex_network():
     m, cl = _gpt3(), _clusters()
-    hdr = parallel.plan(m, cl["a100"], 1024, MEMORY_LIMIT).best[1].total
-    ndr = parallel.plan(m, Cluster.dgx_a100(nodes_link="ib-ndr"), 1024, MEMORY_LIMIT).best[1].total
-    pcie = parallel.plan(m, cl["pcie"], 1024, MEMORY_LIMIT).best[1].total
+    hdr = parallel.plan(m, cl["a100"], 1024, _limit()).best[1].total
+    ndr = parallel.plan(m, Cluster.dgx_a100(nodes_link="ib-ndr"), 1024, _limit()).best[1].total
+    pcie = parallel.plan(m, cl["pcie"], 1024, _limit()).best[1].total
     faster, slower = 1 - ndr / hdr, pcie / hdr - 1
     more = "intranode" if slower > faster else "network"
     return {"time_hdr": Answer(float(hdr), "s"), "time_ndr": Answer(float(ndr), "s"),
@@ -112,7 +106,7 @@ def _planning_ex_batch():
     c = _clusters()["h100"]
     out = {}
     for B, n in ((1536, 1024), (768, 1024), (768, 256)):
-        st = parallel.plan(_gpt3(global_batch=B), c, n, MEMORY_LIMIT).best[1]
+        st = parallel.plan(_gpt3(global_batch=B), c, n, _limit()).best[1]
         # MFU and bubble are fractions; the chapter prints them as percentages
         out[f"mfu_{B}_{n}"] = Answer(float(st.mfu), "1", rtol=0.01)
         if n == 1024:
