@@ -105,10 +105,10 @@ def bench_netsim():
 
 
 def bench_planner():
+    from interconnect import catalog
     from interconnect import parallel as P
 
-    m = P.ModelConfig(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200, global_batch=1536,
-                      name="GPT-3 175B")
+    m = catalog.models.get("gpt3-175b")
     cl = P.Cluster.dgx_a100()
     best, _ = best_of(lambda: P.plan(m, cl, 1024, 80e9), 3)
     pl = P.plan(m, cl, 1024, 80e9)

@@ -4,7 +4,8 @@ from .. import applications as A
 from .. import collectives as C
 from .. import devices, links, parallel
 from .. import memory as M
-from ..parallel import Cluster, ModelConfig
+from ..catalog import models
+from ..parallel import Cluster
 from ..units import GB
 from . import Answer, exercise
 
@@ -35,15 +36,11 @@ def _serve(tp, link_name, context):
 
 
 def _nodes(intra_name):
-    h, intra, ndr = _h100(), links.get_link(intra_name), links.get_link("ib-ndr")
-    return Cluster(gpus_per_node=8, peak_flops=h.peak_flops, intra_bandwidth=intra.bandwidth,
-                   intra_latency=intra.latency, inter_bandwidth=ndr.bandwidth, inter_latency=ndr.latency,
-                   gemm_efficiency=parallel.CALIBRATED_GEMM_EFFICIENCY,
-                   comm_efficiency=parallel.CALIBRATED_COMM_EFFICIENCY, memory_bandwidth=h.memory_bandwidth)
+    return Cluster.from_links("H100", intra_name, "ib-ndr")
 
 
 def _llama70():
-    return ModelConfig(layers=80, hidden=8192, heads=64, seq_len=4096, vocab=32000, global_batch=1024)
+    return models.get("llama2-70b")
 
 
 # app-ex-kv: KV cache of Llama 2 70B, 16 sequences of 8,192 tokens, and the smallest TP group

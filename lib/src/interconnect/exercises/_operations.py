@@ -8,7 +8,8 @@ from .. import collectives as C
 from .. import devices, links, netsim, parallel
 from .. import operations as O
 from .. import topology as T
-from ..parallel import Cluster, Layout, ModelConfig
+from ..catalog import models
+from ..parallel import Cluster, Layout
 from ..units import GB, MB
 from . import Answer, exercise
 
@@ -16,20 +17,18 @@ CHAPTER = "book/practice/operations"
 
 
 def _cluster(intra, inter, gpus_per_node=8):
-    # the chapter's make_cluster
-    d, a, b = devices.get_gpu("H100"), links.get_link(intra), links.get_link(inter)
-    return Cluster(gpus_per_node, d.peak_flops, a.bandwidth, a.latency, b.bandwidth, b.latency,
-                   parallel.CALIBRATED_GEMM_EFFICIENCY, parallel.CALIBRATED_COMM_EFFICIENCY, d.memory_bandwidth)
+    # the chapter's make_cluster: H100 nodes at the calibrated efficiencies
+    return Cluster.from_links("H100", intra, inter, gpus_per_node=gpus_per_node)
 
 
 def _m13(global_batch=256):
-    return ModelConfig(layers=40, hidden=5120, heads=40, seq_len=2048, vocab=51200, global_batch=global_batch,
-                       name="13B")
+    return replace(models.get("gpt3-13b"), global_batch=global_batch, name="13B")
 
 
 def _workloads():
     m13 = _m13()
-    return {"DP-heavy": (ModelConfig(24, 2048, 16, 2048, 51200, 64, name="1.3B"), Layout(dp=16, tp=1, pp=1)),
+    m1 = replace(models.get("gpt3-1.3b"), global_batch=64, name="1.3B")
+    return {"DP-heavy": (m1, Layout(dp=16, tp=1, pp=1)),
             "TP-heavy": (m13, Layout(dp=2, tp=8, pp=1, dp_overlap=1.0)),
             "PP-heavy": (m13, Layout(dp=2, tp=1, pp=8, dp_overlap=1.0))}
 
