@@ -10,9 +10,11 @@ import doctest
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
 from interconnect import catalog, devices, links, parallel, scenarios
+from interconnect import exercises as exm
 from interconnect.catalog import models
 from interconnect.exercises import expected
 from interconnect.parallel import Cluster, Layout, ModelConfig
@@ -185,10 +187,11 @@ def test_effective_bandwidth_is_netsim_busbw():
 
 # --------------------------------------------------------------------------------- scenarios
 def test_scenarios_are_frozen_and_cached():
-    for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.planning):
+    for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.planning, scenarios.operations,
+                 scenarios.applications):
         s = make()
         assert make() is s
-        field = "clusters" if hasattr(s, "clusters") else "machines"
+        field = next(f for f in ("machines", "clusters", "nodes") if hasattr(s, f))
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(s, field, {})
         with pytest.raises(TypeError):
@@ -267,6 +270,53 @@ def test_planning_checker_follows_the_scenario(monkeypatch):
     assert expected("planning-ex-network", "time_hdr") != before_net   # the slower network
 
 
+def test_operations_scenario_uses_the_catalog():
+    ops = scenarios.operations()
+    assert ops.model == dataclasses.replace(models.get("gpt3-13b"), global_batch=256, name="13B")
+    assert ops.workloads["DP-heavy"][0] == dataclasses.replace(models.get("gpt3-1.3b"), global_batch=64, name="1.3B")
+    assert ops.workloads["TP-heavy"][0] is ops.model
+    assert ops.clusters["NVLink + NDR IB"] == Cluster.from_links("H100", "nvlink4", "ib-ndr")
+
+
+def test_operations_checker_follows_the_scenario(monkeypatch):
+    ops = scenarios.operations()
+    before_cost = expected("ops-ex-cost", "breakeven_tp")
+    before_scaling = expected("ops-ex-scaling", "mfu")
+    clusters = dict(ops.clusters)
+    clusters["NVLink + NDR IB"] = Cluster.from_links("H100", "nvlink5", "ib-xdr")
+    _patch(monkeypatch, "operations", dataclasses.replace(ops, clusters=clusters))
+    assert expected("ops-ex-cost", "breakeven_tp") != before_cost
+    assert expected("ops-ex-scaling", "mfu") != before_scaling
+
+
+def test_applications_scenario_uses_the_catalog():
+    app = scenarios.applications()
+    assert app.model is models.get("llama2-70b")
+    ndr = links.get_link("ib-ndr")
+    assert app.nodes["NVLink nodes, 1 NIC"].inter_bandwidth == ndr.bandwidth / 8
+    assert app.nodes["PCIe nodes, 8 NICs"] == Cluster.from_links("H100", "pcie5x16", "ib-ndr")
+    assert app.memory_limit == 76e9 and app.price["p5.48xlarge"] == 55.04
+
+
+def test_applications_checker_follows_the_scenario(monkeypatch):
+    app = scenarios.applications()
+    labels = [label for label in exm.labels() if label.startswith("app-ex")]
+    before = {label: expected(label) for label in labels}
+    _patch(monkeypatch, "applications",
+           dataclasses.replace(app, price={k: 2 * v for k, v in app.price.items()}, memory_limit=70e9))
+    moved = [label for label in labels if _differs(expected(label), before[label])]
+    assert len(moved) >= 2, moved
+
+
+def _differs(a, b):
+    if isinstance(a, dict):
+        return any(_differs(a[k], b[k]) for k in a)
+    try:
+        return bool(np.any(np.asarray(a) != np.asarray(b)))
+    except (TypeError, ValueError):
+        return a != b
+
+
 def _code(nb_path):
     nb = json.loads((ROOT / nb_path).read_text())
     return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
@@ -274,7 +324,9 @@ def _code(nb_path):
 
 CHAPTER_SCENARIOS = [("book/parallel/data_parallel.ipynb", "scenarios.data_parallel()"),
                      ("book/parallel/tensor_parallel.ipynb", "scenarios.tensor_parallel()"),
-                     ("book/parallel/planning.ipynb", "scenarios.planning()")]
+                     ("book/parallel/planning.ipynb", "scenarios.planning()"),
+                     ("book/practice/operations.ipynb", "scenarios.operations()"),
+                     ("book/practice/applications.ipynb", "scenarios.applications()")]
 
 
 @pytest.mark.parametrize("chapter, call", CHAPTER_SCENARIOS)
@@ -285,7 +337,7 @@ def test_chapter_imports_its_scenario_and_builds_no_models(chapter, call):
     assert "Cluster(" not in code.replace("Cluster.", "")
 
 
-@pytest.mark.parametrize("module", ["_data_parallel", "_tensor_parallel", "_planning"])
+@pytest.mark.parametrize("module", ["_data_parallel", "_tensor_parallel", "_planning", "_operations", "_applications"])
 def test_checker_imports_its_scenario_and_builds_no_models(module):
     src = (ROOT / "lib/src/interconnect/exercises" / f"{module}.py").read_text()
     assert "scenarios." in src

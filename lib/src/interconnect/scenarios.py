@@ -31,8 +31,8 @@ from .catalog import models as _models
 from .parallel import Cluster, Layout, ModelConfig, effective_bandwidth
 from .units import GB
 
-__all__ = ["DataParallel", "Planning", "TensorParallel", "data_parallel", "planning", "single_gpu_nodes",
-           "tensor_parallel"]
+__all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "applications",
+           "data_parallel", "operations", "planning", "single_gpu_nodes", "tensor_parallel"]
 
 
 def _frozen(d):
@@ -174,3 +174,76 @@ def planning():
         "DGX H100 + NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr"),
     }
     return Planning(model=_models.get("gpt3-175b"), clusters=_frozen(clusters), memory_limit=76 * GB)
+
+
+# ------------------------------------------------------------------------ selection and operations
+@dataclass(frozen=True)
+class Operations:
+    """The setup of the chapter "Selection and operations" (book/practice/operations).
+
+    Attributes
+    ----------
+    model : ModelConfig
+        GPT-3 13B (``catalog.models.get("gpt3-13b")``) at a global batch of 256, labelled ``"13B"``.
+    workloads : Mapping[str, tuple[ModelConfig, Layout]]
+        ``"DP-heavy"`` (GPT-3 1.3B at B = 64, dp = 16), ``"TP-heavy"`` (13B, dp = 2, t = 8) and
+        ``"PP-heavy"`` (13B, dp = 2, p = 8), the last two overlapping DP with the backward pass.
+    clusters : Mapping[str, Cluster]
+        8-H100 nodes: ``"PCIe + 100 GbE"``, ``"NVLink + 100 GbE"``, ``"NVLink + NDR IB"``.
+    """
+
+    model: ModelConfig
+    workloads: Mapping[str, tuple]
+    clusters: Mapping[str, Cluster]
+
+
+@functools.cache
+def operations():
+    """The model, workloads and clusters of the operations chapter and its checker (:class:`Operations`)."""
+    m13 = replace(_models.get("gpt3-13b"), global_batch=256, name="13B")
+    workloads = {
+        "DP-heavy": (replace(_models.get("gpt3-1.3b"), global_batch=64, name="1.3B"), Layout(dp=16, tp=1, pp=1)),
+        "TP-heavy": (m13, Layout(dp=2, tp=8, pp=1, dp_overlap=1.0)),
+        "PP-heavy": (m13, Layout(dp=2, tp=1, pp=8, dp_overlap=1.0)),
+    }
+    clusters = {"PCIe + 100 GbE": Cluster.from_links("H100", "pcie5x16", "eth-100g"),
+                "NVLink + 100 GbE": Cluster.from_links("H100", "nvlink4", "eth-100g"),
+                "NVLink + NDR IB": Cluster.from_links("H100", "nvlink4", "ib-ndr")}
+    return Operations(model=m13, workloads=_frozen(workloads), clusters=_frozen(clusters))
+
+
+# -------------------------------------------------------------------------------- applications
+@dataclass(frozen=True)
+class Applications:
+    """The training-cost setup of the chapter "Applications" (book/practice/applications).
+
+    Attributes
+    ----------
+    model : ModelConfig
+        The Llama-class 70B (``catalog.models.get("llama2-70b")``), global batch 1,024 of 4,096 tokens.
+    nodes : Mapping[str, Cluster]
+        8-H100 nodes: ``"NVLink nodes, 8 NICs"``, ``"PCIe nodes, 8 NICs"`` (NDR, one NIC per GPU)
+        and ``"NVLink nodes, 1 NIC"`` (one NDR NIC shared by the node's 8 GPUs: 1/8 of it each).
+    memory_limit : float
+        76 GB usable per 80 GB H100 (4 GB for context and buffers, as in the planning chapter).
+    price : Mapping[str, float]
+        USD per instance-hour, on-demand, us-east-1, Linux, compiled 2025-12-21 (tsaol/aws-gpu,
+        from instances.vantage.sh): ``p5.4xlarge`` (1 H100) and ``p5.48xlarge`` (8 H100). Prices
+        change often: treat them as parameters, not constants.
+    """
+
+    model: ModelConfig
+    nodes: Mapping[str, Cluster]
+    memory_limit: float
+    price: Mapping[str, float]
+
+
+@functools.cache
+def applications():
+    """The model, nodes, memory limit and prices of the applications chapter and its checker."""
+    ndr = links.get_link("ib-ndr")
+    nodes = {"NVLink nodes, 8 NICs": Cluster.from_links("H100", "nvlink4", ndr),
+             "PCIe nodes, 8 NICs": Cluster.from_links("H100", "pcie5x16", ndr),
+             "NVLink nodes, 1 NIC": Cluster.from_links("H100", "nvlink4", ndr.bandwidth / 8, inter_latency=ndr.latency)}
+    return Applications(model=_models.get("llama2-70b"), nodes=_frozen(nodes), memory_limit=76 * GB,
+                        price=_frozen({"p5.4xlarge": 6.88, "p5.48xlarge": 55.04}))

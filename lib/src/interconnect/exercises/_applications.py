@@ -2,17 +2,25 @@
 
 from .. import applications as A
 from .. import collectives as C
-from .. import devices, links, parallel
+from .. import devices, links, parallel, scenarios
 from .. import memory as M
-from ..catalog import models
-from ..parallel import Cluster
 from ..units import GB
 from . import Answer, exercise
 
 CHAPTER = "book/practice/applications"
-MEMORY_LIMIT = 76 * GB          # the chapter's usable memory per 80 GB H100
 WEIGHTS_70B = 2 * 70e9          # Llama 2 70B in BF16
-P5_PRICE = 55.04                # p5.48xlarge on-demand, us-east-1, compiled 2025-12-21 (the chapter's PRICE)
+
+
+# ---- the chapter's state: the scenario its cells use too ---------------------------
+
+def _limit():
+    """The chapter's usable memory per 80 GB H100 (memory_limit)."""
+    return scenarios.applications().memory_limit
+
+
+def _price():
+    """p5.48xlarge on-demand, USD per instance-hour (the chapter's PRICE["p5.48xlarge"])."""
+    return scenarios.applications().price["p5.48xlarge"]
 
 
 def _h100():
@@ -31,16 +39,16 @@ def _decode(link_name, tp=8, batch=1, context=4096):
 
 def _serve(tp, link_name, context):
     # the chapter's serve(): the largest batch whose KV cache fits next to the weights
-    b = int((tp * MEMORY_LIMIT - WEIGHTS_70B) // (M.kv_cache_bytes(80, 8, 128, 1) * context))
+    b = int((tp * _limit() - WEIGHTS_70B) // (M.kv_cache_bytes(80, 8, 128, 1) * context))
     return b, _decode(link_name, tp, b, context)
 
 
-def _nodes(intra_name):
-    return Cluster.from_links("H100", intra_name, "ib-ndr")
+def _nodes(name):
+    return scenarios.applications().nodes[name]
 
 
 def _llama70():
-    return models.get("llama2-70b")
+    return scenarios.applications().model
 
 
 # app-ex-kv: KV cache of Llama 2 70B, 16 sequences of 8,192 tokens, and the smallest TP group
@@ -50,14 +58,14 @@ def _llama70():
 def _app_ex_kv():
     kv1 = M.kv_cache_bytes(80, 8, 128, 1)
     kv = M.kv_cache_bytes(80, 8, 128, 8192, 16)
-    need = next(t for t in (1, 2, 4, 8) if t * MEMORY_LIMIT >= WEIGHTS_70B + kv)
+    need = next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B + kv)
     mha = "counted the 64 query heads; with grouped-query attention only the 8 key-value heads are cached"
     only_k = "forgot the factor 2: both a key and a value vector are cached per head"
     return {"kv_per_token": Answer(kv1, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 1), only_k: kv1 / 2}),
             "kv_total": Answer(kv, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 8192, 16), only_k: kv / 2}),
             "min_gpus": Answer(float(need), "1", rtol=1e-9, generic=(), mistakes={
                 "sized for the weights alone; the KV cache needs room too":
-                    float(next(t for t in (1, 2, 4, 8) if t * MEMORY_LIMIT >= WEIGHTS_70B))})}
+                    float(next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B))})}
 
 
 # app-ex-decode: TP communication per token, t = 8, batch 1, NVLink 4 and PCIe 5.0, and its share on PCIe
@@ -122,17 +130,17 @@ def _app_ex_shuffle():
               "node-hour ($) below which PCIe nodes are cheaper")
 def _app_ex_cost():
     m = _llama70()
-    st_nv = parallel.plan(m, _nodes("nvlink4"), 512, MEMORY_LIMIT).best[1]
-    st_pc = parallel.plan(m, _nodes("pcie5x16"), 512, MEMORY_LIMIT).best[1]
+    st_nv = parallel.plan(m, _nodes("NVLink nodes, 8 NICs"), 512, _limit()).best[1]
+    st_pc = parallel.plan(m, _nodes("PCIe nodes, 8 NICs"), 512, _limit()).best[1]
     steps = 300e9 / (m.global_batch * m.seq_len)
     t_nv, t_pc = steps * st_nv.total, steps * st_pc.total
-    cost = A.job_cost(t_nv, 64, P5_PRICE)
+    cost = A.job_cost(t_nv, 64, _price())
     return {"cost_nvlink": Answer(cost, "$", mistakes={
                 "priced per GPU-hour as if it were per instance-hour (8 GPUs per instance)": 8 * cost,
                 "priced one instance, not 64": cost / 64}),
-            "breakeven_pcie": Answer(P5_PRICE * t_nv / t_pc, "$", mistakes={
-                "inverted the ratio: the slower cluster must be cheaper, by t_nvlink / t_pcie": P5_PRICE * t_pc / t_nv,
-                "gave the break-even price per GPU-hour, not per node-hour": P5_PRICE * t_nv / t_pc / 8})}
+            "breakeven_pcie": Answer(_price() * t_nv / t_pc, "$", mistakes={
+                "inverted the ratio: the slower cluster must be cheaper, by t_nvlink / t_pcie": _price() * t_pc / t_nv,
+                "gave the break-even price per GPU-hour, not per node-hour": _price() * t_nv / t_pc / 8})}
 
 
 # app-ex-serve: 16,384-token contexts on one p5.48xlarge: batch, tokens/s, $ per million tokens
@@ -141,10 +149,10 @@ def _app_ex_cost():
               "and the cost ($) of a million tokens at the p5.48xlarge price")
 def _app_ex_serve():
     b, d = _serve(8, "nvlink4", 16384)
-    usd = P5_PRICE / (d.tokens_per_second * 3600) * 1e6
+    usd = _price() / (d.tokens_per_second * 3600) * 1e6
     return {"batch": Answer(float(b), "1", rtol=1e-9, generic=(), mistakes={
                 "left out the weights: the KV cache shares the 8 x 76 GB with 140 GB of weights":
-                    float(int(8 * MEMORY_LIMIT // (M.kv_cache_bytes(80, 8, 128, 1) * 16384)))}),
+                    float(int(8 * _limit() // (M.kv_cache_bytes(80, 8, 128, 1) * 16384)))}),
             "tokens_per_s": Answer(d.tokens_per_second, "1", mistakes={
                 "gave the tokens per second of one sequence, not of the whole batch": 1 / d.total}),
             "usd_per_million": Answer(usd, "$", mistakes={

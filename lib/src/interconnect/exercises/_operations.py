@@ -5,32 +5,28 @@ from dataclasses import replace
 import numpy as np
 
 from .. import collectives as C
-from .. import devices, links, netsim, parallel
+from .. import devices, links, netsim, parallel, scenarios
 from .. import operations as O
 from .. import topology as T
-from ..catalog import models
-from ..parallel import Cluster, Layout
+from ..parallel import Layout
 from ..units import GB, MB
 from . import Answer, exercise
 
 CHAPTER = "book/practice/operations"
 
 
-def _cluster(intra, inter, gpus_per_node=8):
-    # the chapter's make_cluster: H100 nodes at the calibrated efficiencies
-    return Cluster.from_links("H100", intra, inter, gpus_per_node=gpus_per_node)
+# ---- the chapter's state: the scenario its cells use too ---------------------------
+
+def _cluster(name):
+    return scenarios.operations().clusters[name]
 
 
-def _m13(global_batch=256):
-    return replace(models.get("gpt3-13b"), global_batch=global_batch, name="13B")
+def _m13():
+    return scenarios.operations().model
 
 
 def _workloads():
-    m13 = _m13()
-    m1 = replace(models.get("gpt3-1.3b"), global_batch=64, name="1.3B")
-    return {"DP-heavy": (m1, Layout(dp=16, tp=1, pp=1)),
-            "TP-heavy": (m13, Layout(dp=2, tp=8, pp=1, dp_overlap=1.0)),
-            "PP-heavy": (m13, Layout(dp=2, tp=1, pp=8, dp_overlap=1.0))}
+    return scenarios.operations().workloads
 
 
 # ops-ex-power: DGX H100 nodes per 40 kW rack and the GPUs' share of a node's maximum
@@ -107,7 +103,7 @@ def _ops_ex_placement():
 @exercise("ops-ex-scaling", CHAPTER, parts=("efficiency", "mfu", "comm_share"),
           doc="weak-scaling efficiency of 16 nodes against 2, and MFU and communication share at 16 nodes (fractions)")
 def _ops_ex_scaling():
-    cl = _cluster("nvlink4", "ib-ndr")
+    cl = _cluster("NVLink + NDR IB")
     peak = devices.get_gpu("H100").peak_flops
     res, med = {}, {}
     for nodes, seed, rate in ((2, 1, 0.0), (16, 2, 0.05)):
@@ -134,7 +130,7 @@ def _ops_ex_scaling():
               "which tolerates it")
 def _ops_ex_cost():
     wl = _workloads()
-    fast, slow = _cluster("nvlink4", "ib-ndr"), _cluster("pcie5x16", "eth-100g")
+    fast, slow = _cluster("NVLink + NDR IB"), _cluster("PCIe + 100 GbE")
     be = {w: parallel.step_time(*wl[w], fast).total / parallel.step_time(*wl[w], slow).total
           for w in ("TP-heavy", "PP-heavy")}
     tol = "pp" if be["PP-heavy"] > be["TP-heavy"] else "tp"
