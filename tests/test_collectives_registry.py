@@ -155,3 +155,78 @@ LEGACY_DESCRIPTION = {
 def test_descriptions_unchanged():
     assert dict(C.DESCRIPTION) == LEGACY_DESCRIPTION
     assert list(C.DESCRIPTION) == list(LEGACY_DESCRIPTION)
+
+
+# --------------------------------------------------------------------------- collective_time, bit for bit
+
+
+def _legacy_time(op, nbytes, p, bandwidth, latency, alg, gamma=0.0):
+    a, b, c = _legacy_cost_terms(op, p, alg)
+    return a * latency + b * nbytes / bandwidth + c * nbytes * gamma
+
+
+TIME_CASES = [
+    ("allreduce", "ring"), ("allreduce", "rabenseifner"), ("reducescatter", "recursive_doubling"),
+    ("broadcast", "ring"), ("reduce", "ring"), ("alltoall", "direct"), ("alltoall", "bruck"), ("gather", "tree"),
+]
+
+
+@pytest.mark.parametrize("op,alg", TIME_CASES, ids=[f"{o}-{a}" for o, a in TIME_CASES])
+@pytest.mark.parametrize("n", [1, 7, 300, 5000])
+def test_collective_time_bit_for_bit_as_before(op, alg, n):
+    """Every path of collective_time (scalars, small arrays, the lookup table for large
+    arrays, broadcasting, array latency, gamma) gives the old expression's numbers exactly."""
+    rng = np.random.default_rng(n)
+    hi = 11 if alg in LEGACY_POW2 else 2000
+    ps = 2 ** rng.integers(0, hi, n) if alg in LEGACY_POW2 else rng.integers(1, hi, n)
+    sizes = 2.0 ** rng.uniform(0, 34, n)
+    cases = [
+        (sizes, ps, 450e9, 5e-6, 0.0),
+        (sizes, ps, 450e9, 5e-6, 1e-12),
+        (sizes, ps, rng.uniform(1e9, 1e12, n), rng.uniform(0, 1e-5, n), 0.0),
+        (sizes[:, None], ps[: min(n, 40)], 100e9, 1e-6, 0.0),  # broadcasting to (n, m)
+        (float(sizes[0]), ps, 25e9, 0.0, 0.0),
+        (float(sizes[0]), int(ps[0]), 25e9, 2e-6, 0.0),
+        (float(sizes[0]), int(ps[0]), 25e9, 2e-6, 3e-12),
+    ]
+    for nb, p, bw, lat, gamma in cases:
+        got = C.collective_time(op, nb, p, bw, lat, alg, gamma)
+        want = _legacy_time(op, nb, p, bw, lat, alg, gamma)
+        assert np.shape(got) == np.shape(want)
+        assert np.array_equal(_bits(got), _bits(want)), (op, alg, np.shape(nb), np.shape(p))
+        if np.ndim(want) == 0:
+            assert type(got) is float
+
+
+def test_fast_input_checks_still_name_the_parameter():
+    """The fast checks fall back to the full ones: the same ValueErrors as before."""
+    ps = np.full(1000, 8)
+    sizes = np.full(1000, 1e6)
+    bad = sizes.copy()
+    bad[500] = np.nan
+    with pytest.raises(ValueError, match="nbytes=.*NaN"):
+        C.collective_time("allreduce", bad, ps, 1e9, 1e-6)
+    bad[500] = -1.0
+    with pytest.raises(ValueError, match=r"nbytes=.*e.g. .*-1.0.*must be > 0"):
+        C.collective_time("allreduce", bad, ps, 1e9, 1e-6)
+    with pytest.raises(ValueError, match=r"bandwidth=.*must be > 0"):
+        C.collective_time("allreduce", sizes, ps, np.zeros(1000), 1e-6)
+    with pytest.raises(ValueError, match=r"latency=.*must be >= 0"):
+        C.collective_time("allreduce", sizes, ps, 1e9, np.full(1000, -1e-6))
+    bad_p = ps.copy()
+    bad_p[3] = 0
+    with pytest.raises(ValueError, match="p=.*must be an integer >= 1"):
+        C.collective_time("allreduce", sizes, bad_p, 1e9, 1e-6)
+    bad_p[3] = 6
+    with pytest.raises(ValueError, match="p=6 is not a power of two"):
+        C.collective_time("allreduce", sizes, bad_p, 1e9, 1e-6, "rabenseifner")
+    with pytest.raises(ValueError, match="p=.*must be an integer"):
+        C.collective_time("allreduce", sizes, np.full(1000, 2.5), 1e9, 1e-6)
+    with pytest.raises(ValueError, match="p=inf"):
+        C.collective_time("allreduce", 1e6, float("inf"), 1e9, 1e-6)
+    with pytest.raises(ValueError, match="nbytes=inf"):
+        C.collective_time("allreduce", float("inf"), 8, 1e9, 1e-6)
+    # p larger than the lookup table and float arrays of whole numbers still work
+    big = np.array([3, 70_000] * 200)
+    assert np.array_equal(C.collective_time("allgather", 1e6, big, 1e9, 1e-6),
+                          C.collective_time("allgather", 1e6, big.astype(float), 1e9, 1e-6))

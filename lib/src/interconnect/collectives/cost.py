@@ -298,9 +298,25 @@ def collective_time(op, nbytes, p, bandwidth, latency, algorithm="ring", gamma=0
     bandwidth = _positive("bandwidth", bandwidth, "bytes/s (per direction)")
     latency = _nonnegative("latency", latency, "seconds")
     gamma = _nonnegative("gamma", gamma, "s/byte")
-    a, b, c = _resolved_terms(op, p, algorithm)
-    # T = a*latency + b*nbytes/bandwidth + c*nbytes*gamma, evaluated in that order (so the
-    # numbers are bit for bit those of the plain expression); in place where shapes allow.
+    row = cost_algorithm(op, algorithm)
+    p = _count(p)
+    if row.pow2:
+        _check_pow2(p, algorithm)
+    # T = a*latency + b*nbytes/bandwidth + c*nbytes*gamma, with the same floating-point
+    # operations as that plain expression (so the numbers are bit for bit the same).
+    if (type(p) is np.ndarray and p.size >= 256 and np.ndim(latency) == 0
+            and np.broadcast_shapes(p.shape, np.shape(nbytes), np.shape(bandwidth)) == p.shape):
+        hi = int(p.max())
+        if hi <= _TABLE_MAX:  # large array of p: look the terms up, work in place
+            ta, tb, tc = _table(row, hi)
+            t = np.take(tb, p)
+            t *= nbytes
+            t /= bandwidth
+            t += np.take(ta * latency, p)  # a*latency per p, then looked up: the same products
+            if np.ndim(gamma) or gamma != 0.0:
+                t = t + np.take(tc, p) * nbytes * gamma
+            return t
+    a, b, c = _terms(row, p)
     t = b * nbytes
     if type(t) is np.ndarray and np.ndim(bandwidth) == 0:
         t /= bandwidth
