@@ -230,3 +230,189 @@ def test_fast_input_checks_still_name_the_parameter():
     big = np.array([3, 70_000] * 200)
     assert np.array_equal(C.collective_time("allgather", 1e6, big, 1e9, 1e-6),
                           C.collective_time("allgather", 1e6, big.astype(float), 1e9, 1e-6))
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+import doctest  # noqa: E402
+import math  # noqa: E402
+import warnings  # noqa: E402
+
+from interconnect import netsim, topology  # noqa: E402
+from interconnect.collectives import algorithms as A  # noqa: E402
+
+BOTH = [key for key, row in A.REGISTRY.items() if row.terms is not None and row.schedule is not None]
+
+
+def test_registry_rows():
+    """Every row is frozen, described, and has a cost formula or a schedule (or both)."""
+    for (op, name), row in A.REGISTRY.items():
+        assert (row.op, row.name) == (op, name) and op in A.OPS
+        assert row.terms is not None or row.schedule is not None
+        assert row.description and row.text.startswith(row.description)
+        assert row.compare_with is None or A.REGISTRY[op, row.compare_with].terms is not None
+        with pytest.raises(AttributeError):
+            row.pow2 = not row.pow2
+    assert {op: C.costed(op) for op in A.OPS} == {op: tuple(A.COST_ALIASES.get((op, a), a) for a in algs)
+                                                  for op, algs in LEGACY_APPLICABLE.items()}
+    assert set(netsim.APPLICABLE) == set(A.SIMULATED_OPS)
+    assert netsim.DESCRIPTION.keys() == {(op, a) for op in netsim.APPLICABLE for a in netsim.APPLICABLE[op]}
+    # netsim's names are the registry's objects, not copies
+    assert netsim.schedule is C.schedule and netsim.run_collective is C.run_collective
+    assert netsim.Schedule is C.Schedule
+
+
+@pytest.mark.parametrize("op,alg", BOTH, ids=[f"{o}-{a}" for o, a in BOTH])
+def test_simulated_on_a_crossbar_equals_the_cost_formula(op, alg):
+    """Every row with a cost formula and a schedule: on an NVSwitch crossbar
+    (topology.nvswitch) no two flows share a directed link, so the simulated time is the
+    alpha-beta time with alpha = the GPU-switch-GPU path latency and B = a GPU's link."""
+    n = 64e6
+    for p in ((2, 4, 8, 16) if A.REGISTRY[op, alg].pow2 else (2, 3, 5, 8)):
+        g = topology.nvswitch(p)
+        B = g.edges["gpu0", "nvsw0"]["bandwidth"]
+        alpha = topology.path_latency(g, "gpu0", "gpu1")
+        r = netsim.simulate_collective(g, op, n, algorithm=alg)
+        want = C.collective_time(op, n, p, B, alpha, alg)
+        assert r.time == pytest.approx(want, rel=1e-9), (p, r.time, want)
+        assert r.algorithm == alg
+
+
+def _meaning(resolve, op, name):
+    try:
+        return resolve(op, name)
+    except ValueError:
+        return None
+
+
+def test_costed_and_simulated_names_agree():
+    """A canonical name means one algorithm for an operation, in the cost model and the
+    simulator alike; only the deprecated spellings resolve differently on the two sides."""
+    for op in A.OPS:
+        for name in set(A.costed(op)) | set(A.simulated(op)):
+            meanings = {_meaning(A.cost_algorithm, op, name), _meaning(A.schedule_algorithm, op, name)} - {None}
+            if (op, name) not in A.SCHEDULE_ALIASES:
+                assert meanings == {A.REGISTRY[op, name]}, (op, name)
+    clashes = set()
+    for op in A.OPS:
+        for name in A.NAMES:
+            c, s = _meaning(A.cost_algorithm, op, name), _meaning(A.schedule_algorithm, op, name)
+            if c is not None and s is not None and c is not s:
+                clashes.add((op, name))
+    assert clashes == {("alltoall", "direct"), ("broadcast", "ring")}
+    assert clashes <= set(A.COST_ALIASES) | set(A.SCHEDULE_ALIASES)
+    # aliases point at rows of the right kind; new names are not aliases
+    for (op, old), new in A.COST_ALIASES.items():
+        assert A.REGISTRY[op, new].terms is not None and (op, old) not in A.REGISTRY
+    for (op, old), new in A.SCHEDULE_ALIASES.items():
+        assert A.REGISTRY[op, new].schedule is not None
+    assert ("alltoall", "pairwise") in BOTH
+
+
+def test_deprecated_spellings_mean_what_each_module_meant_and_do_not_warn():
+    """The book still calls collective_time(..., "direct") for alltoall and
+    simulate_collective(..., "direct" / "ring"): each resolves to the algorithm the module
+    meant before, silently (strict nbval compares cell output)."""
+    p, B, alpha, n = 8, 100e9, 1e-6, 8e6
+    g = topology.nvswitch(p)
+    B = g.edges["gpu0", "nvsw0"]["bandwidth"]
+    alpha = topology.path_latency(g, "gpu0", "gpu1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # cost model: alltoall "direct" is the pairwise exchange
+        assert C.collective_time("alltoall", n, p, B, alpha, "direct") == \
+            C.collective_time("alltoall", n, p, B, alpha, "pairwise") == \
+            _legacy_time("alltoall", n, p, B, alpha, "direct")
+        assert C.best_algorithm("alltoall", 1e10, 64, 450e9, 5e-6)[0] == "direct"
+        assert C.best_algorithm("alltoall", 1e10, 64, 450e9, 5e-6, algorithms=("pairwise", "bruck"))[0] == "pairwise"
+        # cost model: broadcast "ring" is still van de Geijn
+        assert C.cost_terms("broadcast", 8, "ring") == _legacy_cost_terms("broadcast", 8, "ring")
+        # simulator: alltoall "direct" starts every message at once
+        r = netsim.simulate_collective(g, "alltoall", n, algorithm="direct")
+        assert r.algorithm == "all_at_once" and np.all(r.start == 0.0)
+        assert r.time == pytest.approx(alpha + (p - 1) * n / p / B, rel=1e-9)
+        # simulator: broadcast "ring" is the pipelined chain
+        r = netsim.simulate_collective(g, "broadcast", n, algorithm="ring", chunks=4)
+        assert r.algorithm == "chain"
+        assert r.time == pytest.approx((p - 2 + 4) * (alpha + n / 4 / B), rel=1e-9)
+        out = netsim.run_collective([np.arange(16) + 16 * r for r in range(4)], "alltoall", "direct")
+        assert out[1].tolist() == [4, 5, 6, 7, 20, 21, 22, 23, 36, 37, 38, 39, 52, 53, 54, 55]
+
+
+def test_errors_say_which_side_has_the_algorithm():
+    g = topology.nvswitch(4)
+    with pytest.raises(ValueError, match="algorithm='tree' for op='allreduce' has a cost formula but no schedule"):
+        netsim.simulate_collective(g, "allreduce", 1e6, algorithm="tree")
+    with pytest.raises(ValueError, match="algorithm='chain' for op='broadcast' has a schedule but no cost formula"):
+        C.collective_time("broadcast", 1e6, 4, 1e9, 1e-6, "chain")
+    with pytest.raises(ValueError, match="algorithm='all_at_once' .* allowed for alltoall: pairwise, bruck"):
+        C.cost_terms("alltoall", 4, "all_at_once")
+    with pytest.raises(ValueError, match="algorithm='nope' is unknown; allowed: "):
+        C.cost_terms("allreduce", 4, "nope")
+    with pytest.raises(ValueError, match="algorithm='bruck' is not defined for op='allreduce'"):
+        C.schedule("allreduce", 4, "bruck")
+    with pytest.raises(ValueError, match="op='scatter'"):
+        C.schedule("scatter", 4, "tree")
+    with pytest.raises(ValueError, match="algorithm=3 is not a string"):
+        C.cost_terms("allreduce", 4, 3)
+    assert A.closed_form_of("alltoall", "all_at_once") == "pairwise"
+    assert A.closed_form_of("allreduce", "ring") == "ring"
+    with pytest.raises(ValueError, match="no closed form"):
+        A.closed_form_of("broadcast", "chain")
+
+
+# --------------------------------------------------------------------------- half-performance size
+
+
+HALF_CASES = [("allreduce", "ring"), ("allreduce", "rabenseifner"), ("allgather", "ring"), ("alltoall", "pairwise"),
+              ("broadcast", "tree"), ("reducescatter", "recursive_doubling")]
+
+
+@pytest.mark.parametrize("op,alg", HALF_CASES, ids=[f"{o}-{a}" for o, a in HALF_CASES])
+def test_half_performance_size_closed_form(op, alg):
+    """Hockney (1994): n_1/2 = a alpha B / b, where the rate n/T reaches half of r_inf = B/b."""
+    B, alpha = 300e9, 3e-6
+    for p in (2, 4, 8, 64):
+        a, b, _ = _legacy_cost_terms(op, p, alg if alg != "pairwise" else "direct")
+        n_half = C.half_performance_size(op, p, B, alpha, alg)
+        assert n_half == pytest.approx(a * alpha * B / b, rel=1e-15)
+        t = C.collective_time(op, n_half, p, B, alpha, alg)
+        assert n_half / t == pytest.approx(0.5 * B / b, rel=1e-12)
+        # at n_1/2 the latency terms and the bandwidth term take equal time
+        assert a * alpha == pytest.approx(b * n_half / B, rel=1e-12)
+    ps = np.array([2, 4, 8, 64])
+    got = C.half_performance_size(op, ps, B, alpha, alg)
+    assert got.shape == (4,)
+    assert got.tolist() == [C.half_performance_size(op, int(p), B, alpha, alg) for p in ps]
+
+
+def test_half_performance_size_edges_and_errors():
+    # ring allreduce on 8 GPUs at 450 GB/s, 5 us: 14 * 5e-6 * 450e9 / 1.75 = 18 MB
+    assert C.half_performance_size("allreduce", 8, 450e9, 5e-6) == pytest.approx(18e6, rel=1e-15)
+    assert C.half_performance_size("allreduce", 1, 450e9, 5e-6) == 0.0      # nothing is sent
+    assert C.half_performance_size("allreduce", 8, 450e9, 0.0) == 0.0      # no latency to amortise
+    out = C.half_performance_size("allreduce", [1, 8], 450e9, [5e-6, 1e-6])
+    assert out[0] == 0.0 and out[1] == pytest.approx(14 * 1e-6 * 450e9 / 1.75)
+    assert math.isclose(C.half_performance_size("alltoall", 8, 1e9, 1e-6, "direct"),
+                        C.half_performance_size("alltoall", 8, 1e9, 1e-6, "pairwise"))
+    with pytest.raises(ValueError, match="bandwidth"):
+        C.half_performance_size("allreduce", 8, 0.0, 1e-6)
+    with pytest.raises(ValueError, match="latency"):
+        C.half_performance_size("allreduce", 8, 1e9, -1e-6)
+    with pytest.raises(ValueError, match="p=6"):
+        C.half_performance_size("allreduce", 6, 1e9, 1e-6, "rabenseifner")
+    with pytest.raises(ValueError, match="algorithm="):
+        C.half_performance_size("allreduce", 8, 1e9, 1e-6, "chain")
+
+
+# --------------------------------------------------------------------------- doctests
+
+
+@pytest.mark.parametrize("mod", [A, C.cost, C.schedules, C.in_network], ids=lambda m: m.__name__)
+def test_doctests(mod):
+    """The package's own testmod finds nothing (the functions live in submodules): run each."""
+    res = doctest.testmod(mod, raise_on_error=False)
+    assert res.failed == 0
+    if mod is not C.in_network:
+        assert res.attempted > 0

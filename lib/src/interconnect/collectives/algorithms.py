@@ -204,7 +204,7 @@ def _norm(text):
     return text.strip().lower().replace("-", "_").replace(" ", "_")
 
 
-def _resolve(op, algorithm, ops, names_for, aliases, kind, other):
+def _resolve(op, algorithm, ops, names_for, aliases, kind, other, hint):
     op = choice("op", op, ops)
     if not isinstance(algorithm, str):
         raise ValueError(f"algorithm={algorithm!r} is not a string; allowed for {op}: {', '.join(names_for(op))}")
@@ -215,8 +215,8 @@ def _resolve(op, algorithm, ops, names_for, aliases, kind, other):
         return row
     allowed = ", ".join(names_for(op))
     if row is not None:
-        raise ValueError(f"algorithm={algorithm!r} for op={op!r} has {other} but no {kind} here; "
-                         f"allowed for {op}: {allowed}")
+        raise ValueError(f"algorithm={algorithm!r} for op={op!r} has {other} but no {kind} here "
+                         f"({hint}); allowed for {op}: {allowed}")
     if name in NAMES:
         raise ValueError(f"algorithm={algorithm!r} is not defined for op={op!r}; allowed for {op}: {allowed}")
     raise ValueError(f"algorithm={algorithm!r} is unknown; allowed: {', '.join(NAMES)}")
@@ -238,8 +238,8 @@ def cost_algorithm(op, algorithm):
     >>> cost_algorithm("AllToAll", "direct").name      # deprecated spelling
     'pairwise'
     """
-    return _resolve(op, algorithm, OPS, costed, COST_ALIASES, "cost formula",
-                    "a schedule (simulate it with netsim.simulate_collective)")
+    return _resolve(op, algorithm, OPS, costed, COST_ALIASES, "cost formula", "a schedule",
+                    "simulate it with netsim.simulate_collective")
 
 
 def schedule_algorithm(op, algorithm):
@@ -253,8 +253,8 @@ def schedule_algorithm(op, algorithm):
     >>> schedule_algorithm("broadcast", "ring").name    # deprecated spelling
     'chain'
     """
-    return _resolve(op, algorithm, SIMULATED_OPS, simulated, SCHEDULE_ALIASES, "schedule",
-                    "a cost formula (collectives.collective_time)")
+    return _resolve(op, algorithm, SIMULATED_OPS, simulated, SCHEDULE_ALIASES, "schedule", "a cost formula",
+                    "cost it with collectives.collective_time")
 
 
 def closed_form_of(op, algorithm):
