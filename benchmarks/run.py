@@ -70,7 +70,8 @@ def bench_against_bare_formula(sizes, ps, bandwidth=450e9, latency=5e-6):
         lib = collectives.collective_time(op, sizes, ps, bandwidth, latency, alg)
         if not np.allclose(lib, bare(), rtol=1e-12, atol=0):
             raise AssertionError(f"the bare formula for {op} {alg} does not match collective_time")
-        t_lib, _ = best_of(lambda: collectives.collective_time(op, sizes, ps, bandwidth, latency, alg), 7)
+        t_lib, _ = best_of(lambda op=op, alg=alg: collectives.collective_time(op, sizes, ps, bandwidth, latency, alg),
+                           7)
         t_bare, _ = best_of(bare, 7)
         print(f"  collective_time / bare numpy formula, {op} {alg}, 10^6 pairs: {t_lib * 1e3:.1f} ms / "
               f"{t_bare * 1e3:.1f} ms = {t_lib / t_bare:.2f}x (target <= 3x)")

@@ -125,7 +125,8 @@ def test_applicable_and_descriptions_unchanged():
 LEGACY_DESCRIPTION = {
     ('broadcast', 'tree'): 'binomial tree: ceil(lg p) rounds, whole message each round (Thakur et al. 2005, sec. 4.1)',
     ('broadcast', 'ring'): 'van de Geijn: binomial scatter, then ring allgather (Thakur et al. 2005, sec. 4.1)',
-    ('broadcast', 'recursive_doubling'): 'binomial scatter, then recursive-doubling allgather (Thakur et al. 2005, sec. 4.1)',
+    ('broadcast', 'recursive_doubling'): 'binomial scatter, then recursive-doubling allgather (Thakur et al. 2005,'
+                                         ' sec. 4.1)',
     ('broadcast', 'direct'): 'root sends the whole message to each rank in turn',
     ('reduce', 'tree'): 'binomial tree: ceil(lg p) rounds, whole message each round (Thakur et al. 2005, sec. 4.4)',
     ('reduce', 'ring'): 'ring reduce-scatter, then binomial gather to the root',
@@ -136,16 +137,20 @@ LEGACY_DESCRIPTION = {
     ('gather', 'tree'): 'binomial tree, doubling data each round (Thakur et al. 2005)',
     ('gather', 'direct'): 'each rank sends its n/p piece to the root in turn',
     ('allgather', 'ring'): 'ring: p-1 steps, n/p per step (Thakur et al. 2005, sec. 4.2)',
-    ('allgather', 'recursive_doubling'): 'recursive doubling: lg p steps, data doubles each step (Thakur et al. 2005, sec. 4.2)',
+    ('allgather', 'recursive_doubling'): 'recursive doubling: lg p steps, data doubles each step (Thakur et al.'
+                                         ' 2005, sec. 4.2)',
     ('allgather', 'direct'): 'pairwise: in step k each rank sends its piece to rank + k (same cost as ring here)',
     ('reducescatter', 'ring'): 'ring / pairwise: p-1 steps, n/p per step (Thakur et al. 2005, sec. 4.5)',
-    ('reducescatter', 'recursive_doubling'): 'recursive doubling, for non-commutative ops (Thakur et al. 2005, sec. 4.5)',
+    ('reducescatter', 'recursive_doubling'): 'recursive doubling, for non-commutative ops (Thakur et al. 2005, sec.'
+                                             ' 4.5)',
     ('reducescatter', 'rabenseifner'): 'recursive halving (Thakur et al. 2005, sec. 4.5)',
     ('reducescatter', 'direct'): 'pairwise exchange: p-1 steps of n/p (Thakur et al. 2005, sec. 4.5)',
     ('allreduce', 'ring'): 'ring reduce-scatter then ring allgather: 2(p-1) steps of n/p (Patarasuk and Yuan 2009)',
     ('allreduce', 'tree'): 'binomial reduce then binomial broadcast (Thakur et al. 2005, sec. 4.6)',
-    ('allreduce', 'recursive_doubling'): 'recursive doubling: lg p steps of the whole message (Thakur et al. 2005, sec. 4.6)',
-    ('allreduce', 'rabenseifner'): 'Rabenseifner: recursive-halving reduce-scatter, recursive-doubling allgather (Thakur et al. 2005, sec. 4.6)',
+    ('allreduce', 'recursive_doubling'): 'recursive doubling: lg p steps of the whole message (Thakur et al. 2005,'
+                                         ' sec. 4.6)',
+    ('allreduce', 'rabenseifner'): 'Rabenseifner: recursive-halving reduce-scatter, recursive-doubling allgather'
+                                   ' (Thakur et al. 2005, sec. 4.6)',
     ('allreduce', 'direct'): 'pairwise reduce-scatter then pairwise allgather (same cost as ring here)',
     ('alltoall', 'direct'): 'pairwise exchange: p-1 steps of n/p (Thakur et al. 2005, sec. 4.7)',
     ('alltoall', 'bruck'): 'Bruck et al.: lg p steps of n/2 (Thakur et al. 2005, sec. 4.7)',
@@ -305,7 +310,7 @@ def test_costed_and_simulated_names_agree():
     # aliases point at rows of the right kind; new names are not aliases
     for (op, old), new in A.COST_ALIASES.items():
         assert A.REGISTRY[op, new].terms is not None and (op, old) not in A.REGISTRY
-    for (op, old), new in A.SCHEDULE_ALIASES.items():
+    for (op, _old), new in A.SCHEDULE_ALIASES.items():
         assert A.REGISTRY[op, new].schedule is not None
     assert ("alltoall", "pairwise") in BOTH
 

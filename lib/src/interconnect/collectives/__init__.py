@@ -17,14 +17,35 @@ Deprecated spellings, accepted silently for one release: alltoall ``"direct"`` i
 ``"ring"`` in the simulator is ``"chain"`` (see :mod:`~interconnect.collectives.algorithms`).
 """
 
-from . import algorithms, cost, in_network, schedules
+from . import algorithms, cost, in_network, schedules  # noqa: F401 (the submodules)
 from .algorithms import (
-    COST_ALIASES, OPS, REGISTRY, SCHEDULE_ALIASES, Algorithm, closed_form_of, cost_algorithm, costed,
-    schedule_algorithm, simulated,
+    COST_ALIASES,
+    OPS,
+    REGISTRY,
+    SCHEDULE_ALIASES,
+    Algorithm,
+    closed_form_of,
+    cost_algorithm,
+    costed,
+    schedule_algorithm,
+    simulated,
 )
-from .cost import (
-    _BUS_FACTOR, _POW2, ALGORITHMS, APPLICABLE, DESCRIPTION, _check_pow2, _op_alg, algorithm_bandwidth,
-    best_algorithm, bus_bandwidth, bus_factor, collective_time, cost_terms, crossover_size, half_performance_size,
+from .cost import (  # noqa: F401 (_op_alg, _POW2, ...: private names other modules reached into before)
+    _BUS_FACTOR,
+    _POW2,
+    ALGORITHMS,
+    APPLICABLE,
+    DESCRIPTION,
+    _check_pow2,
+    _op_alg,
+    algorithm_bandwidth,
+    best_algorithm,
+    bus_bandwidth,
+    bus_factor,
+    collective_time,
+    cost_terms,
+    crossover_size,
+    half_performance_size,
 )
 from .in_network import IN_NETWORK_OPS, hierarchical_allreduce_time, in_network_time
 from .schedules import Schedule, run_collective, schedule

@@ -36,8 +36,8 @@ they will list ``"pairwise"`` when the aliases go.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from .._validate import choice
 from . import schedules as _s
@@ -79,12 +79,12 @@ class Algorithm:
 
     op: str
     name: str
-    terms: Optional[Callable] = None
+    terms: Callable | None = None
     description: str = ""
     source: str = ""
     pow2: bool = False
-    schedule: Optional[Callable] = None
-    compare_with: Optional[str] = None
+    schedule: Callable | None = None
+    compare_with: str | None = None
 
     @property
     def text(self):
@@ -132,7 +132,8 @@ REGISTRY = _rows(
     Algorithm("scatter", "direct", lambda p, lg, f: (p - 1.0, f, 0.0), "root sends each rank its n/p piece in turn"),
     Algorithm("gather", "tree", lambda p, lg, f: (lg, f, 0.0),
               "binomial tree, doubling data each round", "Thakur et al. 2005"),
-    Algorithm("gather", "direct", lambda p, lg, f: (p - 1.0, f, 0.0), "each rank sends its n/p piece to the root in turn"),
+    Algorithm("gather", "direct", lambda p, lg, f: (p - 1.0, f, 0.0),
+              "each rank sends its n/p piece to the root in turn"),
     # ---- allgather
     Algorithm("allgather", "ring", lambda p, lg, f: (p - 1.0, f, 0.0),
               "ring: p-1 steps, n/p per step", "Thakur et al. 2005, sec. 4.2", schedule=_s.ring),

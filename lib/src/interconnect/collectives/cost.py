@@ -125,7 +125,8 @@ def _check_pow2(p, algorithm):
     p_arr = np.asarray(p)
     if np.any(p_arr & (p_arr - 1)):
         bad = p_arr[(p_arr & (p_arr - 1)) != 0].flat[0] if p_arr.ndim else int(p_arr)
-        raise ValueError(f"p={bad} is not a power of two; algorithm={algorithm!r} as costed here needs p = 1, 2, 4, 8, ...")
+        raise ValueError(f"p={bad} is not a power of two; algorithm={algorithm!r} as costed here needs "
+                         "p = 1, 2, 4, 8, ...")
 
 
 # ----------------------------------------------------------------------------- evaluating a row

@@ -119,7 +119,8 @@ def hierarchical_allreduce_time(nbytes, nodes, gpus_per_node, intra_bandwidth, i
     g = as_count("gpus_per_node", gpus_per_node, minimum=1)
     nbytes = as_positive("nbytes", nbytes, "bytes")
     rs = collective_time("reducescatter", nbytes, g, intra_bandwidth, intra_latency, "ring", gamma)
-    ar = collective_time("allreduce", nbytes / np.asarray(g, dtype=float), N, inter_bandwidth, inter_latency, "ring", gamma)
+    ar = collective_time("allreduce", nbytes / np.asarray(g, dtype=float), N, inter_bandwidth, inter_latency, "ring",
+                         gamma)
     ag = collective_time("allgather", nbytes, g, intra_bandwidth, intra_latency, "ring")
     out = rs + ar + ag
     return float(out) if np.ndim(out) == 0 else out

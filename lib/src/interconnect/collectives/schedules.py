@@ -235,15 +235,18 @@ def ring(op, p, c, root=0):
     prev = (r - 1) % p
     owners, deps = [], []
     m = g > 0                                           # data: what the previous sender wrote into r
-    owners.append(ids[m]); deps.append((((g - 1) * p + prev) * c + k)[m])
+    owners.append(ids[m])
+    deps.append((((g - 1) * p + prev) * c + k)[m])
     m = g > 0                                           # ports: r's previous send, same chunk (it is
-                                                        # also r+1's previous receive)
-    owners.append(ids[m]); deps.append(ids[m] - p * c)
+    owners.append(ids[m])                               # also r+1's previous receive)
+    deps.append(ids[m] - p * c)
     if n_rs and n_ag:                                   # data: the reduce-scatter write of the same piece
         m = (~is_rs) & (s >= 2)
-        owners.append(ids[m]); deps.append((((s - 2) * p + prev) * c + k)[m])
+        owners.append(ids[m])
+        deps.append((((s - 2) * p + prev) * c + k)[m])
     m = k > 0                                           # channel: previous chunk of the message
-    owners.append(ids[m]); deps.append(ids[m] - 1)
+    owners.append(ids[m])
+    deps.append(ids[m] - 1)
     ptr, idx = _csr(np.concatenate(owners), np.concatenate(deps), n, dedupe=False)  # distinct by construction
     phases = tuple(x for x, on in (("reduce-scatter", n_rs), ("allgather", n_ag)) if on)
     arrays = dict(round=g, src=r, dst=(r + 1) % p, lo=lo, hi=lo + 1, dst_lo=lo, chunk=k, reduce=is_rs,
