@@ -31,7 +31,8 @@ still work, silently, for one release, and are **deprecated**:
 
 ``collectives.APPLICABLE`` and ``collectives.DESCRIPTION`` still *list* the pairwise
 AllToAll as ``"direct"`` in this release, because the book's published tables print them;
-they will list ``"pairwise"`` when the aliases go.
+they will list ``"pairwise"`` when the aliases go. The table is called ``REGISTRY`` because
+``collectives.ALGORITHMS`` is public with another meaning (the tuple of algorithm names).
 """
 
 from __future__ import annotations
