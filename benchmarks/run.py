@@ -42,10 +42,39 @@ def bench_collective_sweep():
           f"({best / n * 1e9:.0f} ns per pair)")
     print(f"  scalar calls in a Python loop: {loop_per_call * 1e6:.1f} µs per call; "
           f"the vectorised call is {loop_per_call * n / best:.0f}x faster than looping")
-    names, times = None, None
+    bench_against_bare_formula(sizes, ps)
     best_b, _ = best_of(lambda: collectives.best_algorithm("allreduce", sizes[:100_000], ps[:100_000], 450e9, 5e-6), 3)
     print(f"best_algorithm over 10^5 pairs (5 algorithms): {best_b * 1e3:.1f} ms")
     return best
+
+
+def bench_against_bare_formula(sizes, ps, bandwidth=450e9, latency=5e-6):
+    """collective_time (validation, registry lookup, broadcasting) against the bare numpy
+    expression of the same formula on the same 10^6 (size, p) pairs. The issue's target is
+    a ratio of at most 3."""
+
+    def bare_ring():
+        pf = ps.astype(float)
+        return 2.0 * (pf - 1.0) * latency + 2.0 * (pf - 1.0) / pf * sizes / bandwidth
+
+    def bare_rabenseifner():
+        pf = ps.astype(float)
+        return 2.0 * np.log2(pf) * latency + 2.0 * (pf - 1.0) / pf * sizes / bandwidth
+
+    def bare_alltoall_bruck():
+        lg = np.log2(ps.astype(float))
+        return lg * latency + lg / 2.0 * sizes / bandwidth
+
+    for op, alg, bare in (("allreduce", "ring", bare_ring), ("allreduce", "rabenseifner", bare_rabenseifner),
+                          ("alltoall", "bruck", bare_alltoall_bruck)):
+        lib = collectives.collective_time(op, sizes, ps, bandwidth, latency, alg)
+        if not np.allclose(lib, bare(), rtol=1e-12, atol=0):
+            raise AssertionError(f"the bare formula for {op} {alg} does not match collective_time")
+        t_lib, _ = best_of(lambda op=op, alg=alg: collectives.collective_time(op, sizes, ps, bandwidth, latency, alg),
+                           7)
+        t_bare, _ = best_of(bare, 7)
+        print(f"  collective_time / bare numpy formula, {op} {alg}, 10^6 pairs: {t_lib * 1e3:.1f} ms / "
+              f"{t_bare * 1e3:.1f} ms = {t_lib / t_bare:.2f}x (target <= 3x)")
 
 
 def bench_explorer_callback(name, make):

@@ -124,7 +124,8 @@ def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2"
     default = links.get_link(default_link)
     if default not in link_list:
         raise ValueError(f"default_link={default_link!r} is not in link_names {tuple(link_names)}")
-    algs = tuple(collectives._op_alg("allreduce", a)[1] for a in algorithms)
+    rows = {r.name: r for r in (collectives.cost_algorithm("allreduce", a) for a in algorithms)}
+    algs = tuple(rows)
     label = {l.bandwidth: f"{l.label}: {fmt_bandwidth(l.bandwidth)}" for l in link_list}
     sizes = np.logspace(0, np.log2(4 * GiB), 160, base=2)
 
@@ -144,7 +145,7 @@ def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2"
 
         def update(bandwidth, latency, p):
             for alg in algs:
-                if alg in collectives._POW2 and p & (p - 1):
+                if rows[alg].pow2 and p & (p - 1):
                     lines[alg].set_ydata(np.full_like(sizes, np.nan))  # needs p a power of two
                 else:
                     lines[alg].set_ydata(collectives.collective_time("allreduce", sizes, p, bandwidth, latency, alg))
@@ -172,11 +173,13 @@ def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2"
 # ---------------------------------------------------------------------------------------
 # chapter "Switching and topology"
 # ---------------------------------------------------------------------------------------
-#: Collectives offered by :func:`topology_load_explorer`: label -> (op, netsim algorithm,
-#: collectives algorithm of the closed form).
+#: Collectives offered by :func:`topology_load_explorer`: label -> (op, algorithm) of
+#: :data:`interconnect.collectives.REGISTRY`; the closed form set beside each simulation is
+#: :func:`interconnect.collectives.closed_form_of` (for the AllToAll with every message in
+#: flight at once: the pairwise exchange).
 _TOPO_COLLECTIVES = {
-    "ring AllReduce": ("allreduce", "ring", "ring"),
-    "AllToAll": ("alltoall", "direct", "direct"),
+    "ring AllReduce": ("allreduce", "ring"),
+    "AllToAll": ("alltoall", "all_at_once"),
 }
 
 
@@ -285,7 +288,8 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
     for label, g, ranks, routing in cases:
         rk = list(T.endpoints(g) if ranks is None else ranks)
         for cname in collective_names:
-            op, alg, cf_alg = _TOPO_COLLECTIVES[cname]
+            op, alg = _TOPO_COLLECTIVES[cname]
+            cf_alg = collectives.closed_form_of(op, alg)
             res = netsim.simulate_collective(g, op, nbytes, ranks=rk, algorithm=alg, routing=routing, seed=0)
             t_cf, bw_cf = _topo_closed_form(g, rk, op, cf_alg, nbytes)
             util = res.sim.link_utilisation

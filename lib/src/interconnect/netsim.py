@@ -40,20 +40,16 @@ The model
 
 Collective schedules
 --------------------
-:func:`schedule` turns a collective into transfers between ranks; the same
-:class:`Schedule` drives both :func:`simulate_collective` (timing on a graph) and
-:func:`run_collective` (the arithmetic on numpy arrays), so the schedule the book times
-is the schedule shown to be correct. Each transfer moves a contiguous range of *units*
-of the vector (``pieces x chunks`` equal units) and either overwrites or adds into the
-destination. A transfer starts when (i) every earlier-round transfer that wrote into
-the range it sends, at its source, has arrived (data dependency); (ii) its source's
-sends of the same chunk index in the source's previous sending round, and its
-destination's receives of that chunk index in the destination's previous receiving
-round, have arrived (ports: a rank sends one message and receives one message per
-round, as in the alpha-beta model); and (iii) the previous chunk of the same message
-has arrived (chunks of a message go one after another, so chunking pipelines a chain).
-Receivers buffer incoming data, so a transfer never waits for its destination to have
-sent what it will overwrite. ``nbytes`` follows nccl-tests, as in :mod:`interconnect.collectives`.
+What a collective algorithm *does* lives in :mod:`interconnect.collectives.schedules`:
+:func:`~interconnect.collectives.schedules.schedule` turns a collective into transfers
+between ranks, and the same :class:`~interconnect.collectives.schedules.Schedule` drives
+both :func:`simulate_collective` (timing on a graph) and
+:func:`~interconnect.collectives.schedules.run_collective` (the arithmetic on numpy
+arrays), so the schedule the book times is the schedule shown to be correct. Which
+algorithms can be simulated, under which names, is read from the one registry,
+:data:`interconnect.collectives.REGISTRY`. ``schedule``, ``run_collective``,
+``Schedule``, ``APPLICABLE`` and ``DESCRIPTION`` stay importable from here. ``nbytes``
+follows nccl-tests, as in :mod:`interconnect.collectives`.
 
 References
 ----------
@@ -83,6 +79,8 @@ import networkx as nx
 import numpy as np
 
 from ._validate import as_count, as_nonnegative, choice, is_number
+from .collectives.algorithms import REGISTRY, SIMULATED_OPS, schedule_algorithm, simulated
+from .collectives.schedules import Schedule, _generic_deps, run_collective, schedule  # noqa: F401 (re-exported)
 
 __all__ = [
     "Flow", "SimResult", "Schedule", "CollectiveResult", "APPLICABLE", "DESCRIPTION",
@@ -90,44 +88,14 @@ __all__ = [
     "plot_timeline", "plot_link_load",
 ]
 
-#: Algorithms simulated for each operation.
-APPLICABLE = {
-    "allreduce": ("ring", "recursive_doubling", "rabenseifner"),
-    "allgather": ("ring", "recursive_doubling"),
-    "reducescatter": ("ring", "rabenseifner"),
-    "broadcast": ("tree", "ring"),
-    "reduce": ("tree",),
-    "alltoall": ("direct", "pairwise"),
-}
+#: Algorithms simulated for each operation (derived from
+#: :data:`interconnect.collectives.REGISTRY`). Deprecated spellings, accepted silently for
+#: one release: alltoall ``"direct"`` (now ``"all_at_once"``), broadcast ``"ring"`` (now ``"chain"``).
+APPLICABLE = {op: simulated(op) for op in SIMULATED_OPS}
 
-#: What each schedule does and what it costs on an uncontended network (n bytes, p ranks,
-#: C chunks, one message = alpha + m / B).
-DESCRIPTION = {
-    ("allreduce", "ring"): "ring reduce-scatter then ring allgather: 2(p-1) steps of n/p; "
-                           "2(p-1)(alpha + n/(pB)) (Patarasuk and Yuan 2009)",
-    ("allreduce", "recursive_doubling"): "exchange the whole vector with rank XOR 2^s, lg p steps; "
-                                         "lg p (alpha + n/B) (Thakur et al. 2005, sec. 4.6)",
-    ("allreduce", "rabenseifner"): "recursive-halving reduce-scatter, recursive-doubling allgather; "
-                                   "2 lg p alpha + 2 (p-1)/p n/B (Thakur et al. 2005, sec. 4.6)",
-    ("allgather", "ring"): "p-1 steps of n/p to the next rank; (p-1)(alpha + n/(pB)) (Thakur et al. 2005, sec. 4.2)",
-    ("allgather", "recursive_doubling"): "lg p steps, data doubling; lg p alpha + (p-1)/p n/B "
-                                         "(Thakur et al. 2005, sec. 4.2)",
-    ("reducescatter", "ring"): "p-1 steps of n/p to the next rank, adding; (p-1)(alpha + n/(pB))",
-    ("reducescatter", "rabenseifner"): "recursive halving, lg p steps; lg p alpha + (p-1)/p n/B "
-                                       "(Thakur et al. 2005, sec. 4.5)",
-    ("broadcast", "tree"): "binomial tree, ceil(lg p) rounds of the whole vector (chunks pipeline it); "
-                           "ceil(lg p)(alpha + n/B) for one chunk (Thakur et al. 2005, sec. 4.1)",
-    ("broadcast", "ring"): "pipelined chain root -> root+1 -> ... in C chunks; (p - 2 + C)(alpha + n/(C B)) "
-                           "(Pjesivac-Grbovic et al. 2007). Not the van de Geijn 'ring' of collectives",
-    ("reduce", "tree"): "binomial tree to the root, ceil(lg p) rounds of the whole vector; "
-                        "ceil(lg p)(alpha + n/B) (Thakur et al. 2005, sec. 4.4)",
-    ("alltoall", "direct"): "all p(p-1) messages of n/p start at once and share the links; on a crossbar "
-                            "alpha + (p-1) n/(pB). (collectives' 'direct' is the pairwise schedule)",
-    ("alltoall", "pairwise"): "p-1 steps, in step k rank i sends n/p to rank i+k; (p-1)(alpha + n/(pB)) "
-                              "(Thakur et al. 2005, sec. 4.7; collectives' alltoall 'direct')",
-}
+#: What each schedule does and where its cost comes from, from the registry.
+DESCRIPTION = {(op, a): REGISTRY[op, a].text for op, algs in APPLICABLE.items() for a in algs}
 
-_POW2 = {"recursive_doubling", "rabenseifner"}
 _FS = 1e15  # latencies are compared in femtoseconds (integers) when routing
 
 
@@ -812,319 +780,6 @@ def simulate(g, flows, routing="shortest", seed=0, paths=None):
                             tuple(tag_table) or (None,), tag_id)
 
 
-# --------------------------------------------------------------------------- schedules
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Schedule:
-    """A collective as transfers between ranks (shared by simulation and execution).
-
-    The vector is cut into ``units = pieces * chunks`` equal units (piece-major).
-    Transfer ``i`` moves units ``[lo[i], hi[i])`` of its source's buffer into units
-    ``[dst_lo[i], dst_lo[i] + hi[i] - lo[i])`` of its destination's, adding when
-    ``reduce[i]``, overwriting otherwise. Transfers are sorted by ``round``; within a
-    round every transfer reads the state left by the earlier rounds. ``deps`` (CSR:
-    ``dep_ptr``, ``dep_idx``) are the transfers that must have arrived first.
-
-    Attributes
-    ----------
-    op, algorithm : str
-    p, chunks, pieces, units, root : int
-    out_of_place : bool
-        True for alltoall: sends read the input, receives write the output.
-    round, src, dst, lo, hi, dst_lo, chunk, phase : ndarray of int
-    reduce : ndarray of bool
-    phases : tuple of str
-        Names indexed by ``phase`` (e.g. ``"reduce-scatter"``, ``"allgather"``).
-    """
-
-    op: str
-    algorithm: str
-    p: int
-    chunks: int
-    pieces: int
-    root: int
-    out_of_place: bool
-    round: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    dst_lo: np.ndarray
-    chunk: np.ndarray
-    reduce: np.ndarray
-    phase: np.ndarray
-    phases: tuple
-    dep_ptr: np.ndarray
-    dep_idx: np.ndarray
-
-    @property
-    def units(self):
-        return self.pieces * self.chunks
-
-    @property
-    def n_rounds(self):
-        return int(self.round.max()) + 1 if self.round.size else 0
-
-    def __len__(self):
-        return int(self.src.size)
-
-    def __repr__(self):
-        return (f"Schedule(op={self.op!r}, algorithm={self.algorithm!r}, p={self.p}, chunks={self.chunks}, "
-                f"transfers={len(self)}, rounds={self.n_rounds})")
-
-    def deps(self, i):
-        """Dependencies of transfer ``i`` as a tuple of transfer indices."""
-        return tuple(self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]].tolist())
-
-    def transfer_bytes(self, nbytes):
-        """Bytes of each transfer for a collective of ``nbytes`` (nccl-tests convention)."""
-        return float(nbytes) * (self.hi - self.lo) / self.units
-
-    def to_flows(self, nbytes, ranks):
-        """The schedule as a list of :class:`Flow` between the nodes ``ranks``."""
-        b = self.transfer_bytes(nbytes)
-        return [Flow(ranks[s], ranks[d], float(x), 0.0, self.deps(i), self.phases[ph])
-                for i, (s, d, x, ph) in enumerate(zip(self.src.tolist(), self.dst.tolist(), b, self.phase.tolist()))]
-
-
-class _Builder:
-    """Accumulates messages (each split into ``chunks`` transfers) in round order."""
-
-    def __init__(self, p, chunks, pieces):
-        self.p, self.c, self.pieces = p, chunks, pieces
-        self.rows = []
-        self.phases = []
-
-    def add(self, rnd, src, dst, a, b, reduce, phase, dst_a=None):
-        """Message of pieces ``[a, b)`` from ``src`` to ``dst`` (to pieces from ``dst_a``)."""
-        if phase not in self.phases:
-            self.phases.append(phase)
-        ph = self.phases.index(phase)
-        c = self.c
-        m = b - a
-        dst_a = a if dst_a is None else dst_a
-        for k in range(c):
-            self.rows.append((rnd, src, dst, a * c + k * m, a * c + (k + 1) * m, dst_a * c + k * m, k, reduce, ph))
-
-    def arrays(self):
-        cols = list(zip(*self.rows)) if self.rows else [()] * 9
-        names = ("round", "src", "dst", "lo", "hi", "dst_lo", "chunk", "reduce", "phase")
-        out = {n: np.array(col, dtype=bool if n == "reduce" else np.int64) for n, col in zip(names, cols)}
-        if out["round"].size and np.any(np.diff(out["round"]) < 0):
-            raise AssertionError("schedule rows must be added in round order")
-        return out, tuple(self.phases)
-
-
-def _csr(owner, dep, n, dedupe=True):
-    """CSR (ptr, idx) from pairs ``owner[k] depends on dep[k]``.
-
-    With ``dedupe`` the pairs are deduplicated and each owner's deps sorted; without it
-    they are only grouped by owner (stable), which is enough when there are no duplicates.
-    """
-    owner = np.asarray(owner, dtype=np.int64)
-    dep = np.asarray(dep, dtype=np.int64)
-    if owner.size and dedupe:
-        key = np.sort(owner * max(n, 1) + dep)
-        key = key[np.concatenate(([True], key[1:] != key[:-1]))]
-        owner, dep = key // max(n, 1), key % max(n, 1)
-    elif owner.size:
-        order = np.argsort(owner, kind="stable")
-        owner, dep = owner[order], dep[order]
-    ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=n)))).astype(np.int64)
-    return ptr, dep
-
-
-def _generic_deps(a, out_of_place, p):
-    """The dependency rule of the module docstring, for any schedule (Python loop over transfers)."""
-    rnd, src, dst, lo, hi, dlo, chunk = (a[k] for k in ("round", "src", "dst", "lo", "hi", "dst_lo", "chunk"))
-    n = rnd.size
-    owners, deps = [], []
-    w_lo = [np.empty(0, dtype=np.int64) for _ in range(p)]
-    w_hi = [np.empty(0, dtype=np.int64) for _ in range(p)]
-    w_id = [np.empty(0, dtype=np.int64) for _ in range(p)]
-    last_round = [-1] * p   # the latest earlier round in which each rank sent
-    last_recv = [-1] * p    # ... and received
-    sends, recvs = {}, {}   # (rank, round) -> (ids, chunks)
-    bounds = np.flatnonzero(np.diff(rnd)) + 1
-    for ids in np.split(np.arange(n), bounds) if n else []:
-        for t in ids.tolist():
-            r = int(src[t])
-            if not out_of_place and w_id[r].size:
-                hit = (w_lo[r] < hi[t]) & (w_hi[r] > lo[t])
-                for d in w_id[r][hit].tolist():
-                    owners.append(t)
-                    deps.append(d)
-            for rk, last, book in ((r, last_round, sends), (int(dst[t]), last_recv, recvs)):
-                if last[rk] >= 0:
-                    pid, pch = book[(rk, last[rk])]
-                    for d in pid[pch == chunk[t]].tolist():
-                        owners.append(t)
-                        deps.append(d)
-            if chunk[t] > 0:
-                owners.append(t)
-                deps.append(t - 1)
-        this = int(rnd[ids[0]])
-        for r in np.unique(src[ids]).tolist():
-            sel = ids[src[ids] == r]
-            sends[(r, this)] = (sel, chunk[sel])
-            last_round[r] = this
-        for r in np.unique(dst[ids]).tolist():
-            sel = ids[dst[ids] == r]
-            recvs[(r, this)] = (sel, chunk[sel])
-            last_recv[r] = this
-            w_lo[r] = np.concatenate((w_lo[r], dlo[sel]))
-            w_hi[r] = np.concatenate((w_hi[r], dlo[sel] + hi[sel] - lo[sel]))
-            w_id[r] = np.concatenate((w_id[r], sel))
-    return _csr(np.array(owners, dtype=np.int64), np.array(deps, dtype=np.int64), n)
-
-
-def _ring(op, p, c):
-    """Ring reduce-scatter / allgather / allreduce, built and wired with numpy (for large p).
-
-    Transfer id = (step * p + sender) * chunks + chunk. Equal, transfer for transfer, to
-    the generic rule (tests check this).
-    """
-    n_rs = p - 1 if op in ("allreduce", "reducescatter") else 0
-    n_ag = p - 1 if op in ("allreduce", "allgather") else 0
-    steps = n_rs + n_ag
-    n = steps * p * c
-    ids = np.arange(n, dtype=np.int64)
-    g = ids // (p * c)
-    r = (ids // c) % p
-    k = ids % c
-    is_rs = g < n_rs
-    s = np.where(is_rs, g, g - n_rs)
-    piece = np.where(is_rs, (r - s - 1) % p, (r - s) % p)
-    lo = piece * c + k
-    prev = (r - 1) % p
-    owners, deps = [], []
-    m = g > 0                                           # data: what the previous sender wrote into r
-    owners.append(ids[m]); deps.append((((g - 1) * p + prev) * c + k)[m])
-    m = g > 0                                           # ports: r's previous send, same chunk (it is
-                                                        # also r+1's previous receive)
-    owners.append(ids[m]); deps.append(ids[m] - p * c)
-    if n_rs and n_ag:                                   # data: the reduce-scatter write of the same piece
-        m = (~is_rs) & (s >= 2)
-        owners.append(ids[m]); deps.append((((s - 2) * p + prev) * c + k)[m])
-    m = k > 0                                           # channel: previous chunk of the message
-    owners.append(ids[m]); deps.append(ids[m] - 1)
-    ptr, idx = _csr(np.concatenate(owners), np.concatenate(deps), n, dedupe=False)  # distinct by construction
-    phases = tuple(x for x, on in (("reduce-scatter", n_rs), ("allgather", n_ag)) if on)
-    arrays = dict(round=g, src=r, dst=(r + 1) % p, lo=lo, hi=lo + 1, dst_lo=lo, chunk=k, reduce=is_rs,
-                  phase=np.where(is_rs | (n_rs == 0), 0, 1).astype(np.int64))
-    return arrays, phases, ptr, idx
-
-
-def _build(op, alg, p, c, root):
-    """(arrays, phases, pieces, out_of_place) from the per-algorithm loops."""
-    lg = (p - 1).bit_length()  # ceil(log2 p)
-    if op == "allreduce" and alg == "recursive_doubling":
-        b = _Builder(p, c, 1)
-        for s in range(lg):
-            for r in range(p):
-                b.add(s, r, r ^ (1 << s), 0, 1, True, "exchange")
-        return b, 1, False
-    if (op in ("allreduce", "reducescatter") and alg == "rabenseifner") or (op == "allgather" and alg == "recursive_doubling"):
-        b = _Builder(p, c, p)
-        rnd = 0
-        if op != "allgather":
-            for s in range(lg):
-                mask = p >> (s + 1)
-                for r in range(p):
-                    base = r & ~(2 * mask - 1)
-                    mine_low = (r & mask) == 0
-                    a = base + mask if mine_low else base   # send the half the partner keeps
-                    b.add(rnd, r, r ^ mask, a, a + mask, True, "reduce-scatter")
-                rnd += 1
-        if op != "reducescatter":
-            for s in range(lg):
-                mask = 1 << s
-                for r in range(p):
-                    base = r & ~(mask - 1)
-                    b.add(rnd, r, r ^ mask, base, base + mask, False, "allgather")
-                rnd += 1
-        return b, p, False
-    if op == "broadcast" and alg == "tree":
-        b = _Builder(p, c, 1)
-        for s in range(lg):
-            for v in range(min(1 << s, p)):
-                if v + (1 << s) < p:
-                    b.add(s, (v + root) % p, (v + (1 << s) + root) % p, 0, 1, False, "broadcast")
-        return b, 1, False
-    if op == "broadcast" and alg == "ring":
-        b = _Builder(p, c, 1)
-        for v in range(p - 1):
-            b.add(v, (v + root) % p, (v + 1 + root) % p, 0, 1, False, "broadcast")
-        return b, 1, False
-    if op == "reduce" and alg == "tree":
-        b = _Builder(p, c, 1)
-        for s in range(lg):
-            for v in range(1 << s, p, 1 << (s + 1)):
-                b.add(s, (v + root) % p, (v - (1 << s) + root) % p, 0, 1, True, "reduce")
-        return b, 1, False
-    if op == "alltoall":
-        b = _Builder(p, c, p)
-        if alg == "direct":
-            for i in range(p):
-                for j in range(p):
-                    if i != j:
-                        b.add(0, i, j, j, j + 1, False, "alltoall", dst_a=i)
-        else:
-            for k in range(1, p):
-                for i in range(p):
-                    j = (i + k) % p
-                    b.add(k - 1, i, j, j, j + 1, False, "alltoall", dst_a=i)
-        return b, p, True
-    raise AssertionError((op, alg))
-
-
-def _op_alg(op, algorithm):
-    op = choice("op", op, tuple(APPLICABLE))
-    algorithm = choice("algorithm", algorithm, APPLICABLE[op])
-    return op, algorithm
-
-
-def schedule(op, p, algorithm="ring", chunks=1, root=0):
-    """The transfers of a collective on ``p`` ranks.
-
-    Parameters
-    ----------
-    op : str
-        One of :data:`APPLICABLE`: ``allreduce``, ``allgather``, ``reducescatter``,
-        ``broadcast``, ``reduce``, ``alltoall``.
-    p : int
-        Ranks, >= 1 (a power of two for ``recursive_doubling`` and ``rabenseifner``).
-    algorithm : str
-        One of ``APPLICABLE[op]`` (see :data:`DESCRIPTION`).
-    chunks : int
-        Each message is cut into this many pieces, sent one after another (>= 1).
-    root : int
-        Root rank of broadcast and reduce, 0..p-1.
-
-    Returns
-    -------
-    Schedule
-    """
-    op, algorithm = _op_alg(op, algorithm)
-    p = as_count("p", p, minimum=1)
-    chunks = as_count("chunks", chunks, minimum=1)
-    root = as_count("root", root, minimum=0)
-    if root >= p:
-        raise ValueError(f"root={root} is out of range; root must be a rank 0..{p - 1}")
-    if algorithm in _POW2 and p & (p - 1):
-        raise ValueError(f"p={p} is not a power of two; algorithm={algorithm!r} needs p = 1, 2, 4, 8, ...")
-    if algorithm == "ring" and op in ("allreduce", "allgather", "reducescatter"):
-        a, phases, ptr, idx = _ring(op, p, chunks)
-        pieces, oop = p, False
-    else:
-        b, pieces, oop = _build(op, algorithm, p, chunks, root)
-        a, phases = b.arrays()
-        ptr, idx = _generic_deps(a, oop, p)
-    return Schedule(op=op, algorithm=algorithm, p=p, chunks=chunks, pieces=pieces, root=root, out_of_place=oop,
-                    phases=phases or ("",), dep_ptr=ptr, dep_idx=idx, **a)
-
-
 # --------------------------------------------------------------------------- collectives
 
 
@@ -1213,9 +868,12 @@ def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, r
         The nodes playing ranks 0..p-1. Default: the GPUs (kind ``"gpu"``, sorted by
         ``(node, index)``), else the nodes of kind ``"host"``.
     algorithm : str
-        One of ``APPLICABLE[op]``; see :data:`DESCRIPTION`. ``alltoall`` ``"direct"``
-        starts all p(p-1) messages at once; ``"pairwise"`` takes p-1 steps (the
-        schedule :mod:`interconnect.collectives` calls ``direct``).
+        One of ``APPLICABLE[op]`` (the registry's algorithms with a schedule); see
+        :data:`DESCRIPTION`. For alltoall ``"all_at_once"`` starts all p(p-1) messages
+        at once and ``"pairwise"`` takes p-1 steps (the same name and algorithm as in
+        :func:`interconnect.collectives.collective_time`); for broadcast ``"chain"`` is
+        the pipelined chain. Deprecated spellings, accepted for one release: alltoall
+        ``"direct"`` means ``"all_at_once"``, broadcast ``"ring"`` means ``"chain"``.
     chunks : int
         Pieces each message is cut into, sent one after another (pipelining).
     routing, seed
@@ -1238,6 +896,7 @@ def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, r
     >>> round(simulate_collective(g, "allreduce", 1e6, ranks=[0, 1, 2, 3]).time * 1e6, 6)
     21.0
     """
+    row = schedule_algorithm(op, algorithm)  # the registry row: op and algorithm checked first
     net = _Net(g)
     routing, seed = _check_routing(routing, seed)
     nbytes = float(as_nonnegative("nbytes", nbytes, "bytes"))
@@ -1247,7 +906,7 @@ def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, r
     idx = np.array([net.node_index(f"ranks[{i}]", r) for i, r in enumerate(ranks)], dtype=np.int64)
     if len(set(idx.tolist())) != len(idx):
         raise ValueError(f"ranks={ranks!r} repeats a node; each rank needs its own node")
-    sch = schedule(op, len(ranks), algorithm, chunks, root)
+    sch = schedule(row.op, len(ranks), row.name, chunks, root)
     sim = _simulate_arrays(net, idx[sch.src], idx[sch.dst], sch.transfer_bytes(nbytes), np.zeros(len(sch)),
                            sch.dep_ptr, sch.dep_idx, routing, seed, None, sch.phases, sch.phase)
     return CollectiveResult(time=sim.makespan, op=sch.op, algorithm=sch.algorithm, nbytes=nbytes,
@@ -1309,94 +968,6 @@ def simulate_rings(g, nbytes, rings, weights=None, op="allreduce", chunks=1, rou
     sim = simulate(g, flows, routing=routing, seed=seed)
     return CollectiveResult(time=sim.makespan, op=op, algorithm="ring", nbytes=nbytes, ranks=tuple(rings[0]),
                             chunks=sch0.chunks, schedule=sch0, sim=sim)
-
-
-def _bounds(length, pieces, chunks):
-    """Unit boundaries: ``length`` split like ``np.array_split`` into pieces, each into chunks."""
-    pb = np.array([0] + [x.size for x in np.array_split(np.empty(length), pieces)]).cumsum()
-    out = [0]
-    for a, b in zip(pb[:-1], pb[1:]):
-        sub = np.array([x.size for x in np.array_split(np.empty(b - a), chunks)]).cumsum() + a
-        out.extend(sub.tolist())
-    return np.array(out, dtype=np.int64)
-
-
-def run_collective(arrays, op, algorithm="ring", chunks=1, root=0):
-    """Execute a collective's schedule on numpy arrays, one per rank.
-
-    The schedule is the one :func:`simulate_collective` times (same steps, chunks and
-    partners), executed round by round: each transfer copies (or adds) its units of the
-    source's buffer, as they stood after the previous round, into the destination's.
-
-    Parameters
-    ----------
-    arrays : sequence of 1-D ndarray
-        One array per rank, all of the same length. For ``allgather`` each is the
-        rank's own piece; for ``alltoall`` piece ``j`` (of ``len / p``, which must be
-        whole) goes to rank ``j``.
-    op, algorithm, chunks, root
-        As for :func:`simulate_collective`.
-
-    Returns
-    -------
-    list
-        Per rank: ``allreduce`` and ``broadcast``: the full vector; ``allgather``: the
-        concatenation of all pieces; ``reducescatter``: piece ``r`` of the sum, as
-        ``np.array_split(total, p)[r]``; ``alltoall``: piece ``i`` from rank ``i``;
-        ``reduce``: the sum at the root and ``None`` elsewhere.
-
-    Examples
-    --------
-    >>> out = run_collective([np.arange(4) * (r + 1) for r in range(4)], "allreduce")
-    >>> out[2].tolist()
-    [0, 10, 20, 30]
-    """
-    op, algorithm = _op_alg(op, algorithm)
-    if isinstance(arrays, np.ndarray) and arrays.ndim >= 1:
-        arrays = list(arrays)
-    try:
-        arrs = [np.asarray(a) for a in arrays]
-    except TypeError:
-        raise ValueError(f"arrays={arrays!r} is not a sequence of arrays; give one 1-D array per rank") from None
-    if not arrs:
-        raise ValueError("arrays is empty; give one 1-D array per rank")
-    if any(a.ndim != 1 for a in arrs) or len({a.shape for a in arrs}) != 1:
-        raise ValueError(f"arrays have shapes {[a.shape for a in arrs]}; give 1-D arrays all of one length")
-    p, length = len(arrs), arrs[0].size
-    dtype = np.result_type(*arrs)
-    sch = schedule(op, p, algorithm, chunks, root)
-    if op == "allgather":
-        bufs = [np.zeros(p * length, dtype=dtype) for _ in range(p)]
-        for r, a in enumerate(arrs):
-            bufs[r][r * length:(r + 1) * length] = a
-        length = p * length
-    else:
-        bufs = [a.astype(dtype, copy=True) for a in arrs]
-    if op == "alltoall" and length % p:
-        raise ValueError(f"arrays have length {length}, not a multiple of p={p}; alltoall needs equal pieces")
-    edges = _bounds(length, sch.pieces, sch.chunks)
-    out = bufs
-    if sch.out_of_place:
-        out = [np.zeros(length, dtype=dtype) for _ in range(p)]
-        for r in range(p):  # the piece a rank keeps
-            a, b = edges[r * sch.chunks], edges[(r + 1) * sch.chunks]
-            out[r][a:b] = bufs[r][a:b]
-    rnd = sch.round
-    cuts = np.flatnonzero(np.diff(rnd)) + 1
-    for ids in (np.split(np.arange(len(sch)), cuts) if len(sch) else []):
-        msgs = [bufs[sch.src[t]][edges[sch.lo[t]]:edges[sch.hi[t]]].copy() for t in ids]
-        for t, m in zip(ids, msgs):
-            d0 = sch.dst_lo[t]
-            a, b = edges[d0], edges[d0 + sch.hi[t] - sch.lo[t]]
-            if sch.reduce[t]:
-                out[sch.dst[t]][a:b] += m
-            else:
-                out[sch.dst[t]][a:b] = m
-    if op == "reducescatter":
-        return [out[r][edges[r * sch.chunks]:edges[(r + 1) * sch.chunks]] for r in range(p)]
-    if op == "reduce":
-        return [out[r] if r == root else None for r in range(p)]
-    return out
 
 
 # --------------------------------------------------------------------------- plots
