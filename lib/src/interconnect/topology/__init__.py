@@ -70,12 +70,15 @@ from .draw import _KIND_STYLE as _KIND_STYLE  # used by interconnect.explorers
 from .draw import draw
 from .fabrics import cluster, fat_tree
 from .paths import (
+    ShortestPaths,
+    all_shortest_paths,
     diameter,
     endpoints,
     gpus,
     path,
     path_bandwidth,
     path_latency,
+    routing_weight,
     widest_path,
 )
 from .topo_matrix import TOPO_LEGEND, TopoMatrix, topo_matrix
@@ -85,6 +88,7 @@ __all__ = [
     "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY",
     "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND",
     "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster",
-    "gpus", "endpoints", "path", "path_bandwidth", "path_latency", "widest_path",
+    "gpus", "endpoints", "path", "all_shortest_paths", "path_bandwidth", "path_latency", "widest_path",
+    "ShortestPaths", "routing_weight",
     "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",
 ]

@@ -1,12 +1,49 @@
-"""Paths: endpoints, the shortest-path rule, path bandwidth and latency, widest path, diameter."""
+"""Paths: endpoints, the routing rule, path bandwidth and latency, widest path, diameter.
+
+The routing rule
+----------------
+This module holds the library's one shortest-path rule. :func:`path` follows it, and so
+do :func:`interconnect.netsim.simulate` and every netsim collective, through
+:class:`ShortestPaths`:
+
+1. **Least total latency.** Edge latencies (s) are rounded to integer femtoseconds
+   (:func:`routing_weight`) and summed exactly, so two routes whose latencies differ
+   only by floating-point rounding tie.
+2. **Then fewest hops.** The cost of a path is the pair (latency, hops), compared in
+   that order. All the paths of least cost (the *equal-cost set*) have the same hops.
+3. **Then a fixed order of the equal-cost set.** Read each path backwards, from ``b``
+   to ``a``, and compare the paths node by node, where a node ranks by (its latency
+   from ``a``, its position in ``g.nodes``). :func:`path` returns the first path of
+   this order; netsim's ``routing="shortest"`` takes the same first path, and
+   ``routing="ecmp"`` hashes each flow to one member of the same ordered set.
+
+Why backwards: one Dijkstra run from a source settles the nodes in (latency, hops,
+position) order and keeps, for every node, its equal-cost predecessors in that order.
+That predecessor DAG serves every destination at once; with the number of equal-cost
+paths to each node it yields the ``i``-th path of the order in O(hops), which is how
+netsim routes millions of flows (each source once).
+
+References
+----------
+E. W. Dijkstra, "A note on two problems in connexion with graphs", Numer. Math. 1, 1959.
+D. Thaler, C. Hopps, "Multipath Issues in Unicast and Multicast Next-Hop Selection",
+RFC 2991, 2000 (ECMP: hashing flows over the equal-cost set).
+"""
 
 from __future__ import annotations
 
+import heapq
+import math
+
 import networkx as nx
 
+from .._validate import is_number
 from .build import KINDS, _check_node
 
-__all__ = ["diameter", "endpoints", "gpus", "path", "path_bandwidth", "path_latency", "widest_path"]
+__all__ = ["ShortestPaths", "all_shortest_paths", "diameter", "endpoints", "gpus", "path",
+           "path_bandwidth", "path_latency", "routing_weight", "widest_path"]
+
+_FS = 1e15  # femtoseconds per second: the integer unit in which routing compares latencies
 
 
 def _sort_key(g, n):
@@ -58,8 +95,172 @@ def _view(g, a, b, transit):
     return nx.subgraph_view(g, filter_node=lambda n: n == a or n == b or g.nodes[n].get("kind") in kinds)
 
 
+# ----------------------------------------------------------------------------------
+# the routing rule
+# ----------------------------------------------------------------------------------
+def routing_weight(value):
+    """A latency in s as the integer the routing rule compares: femtoseconds, rounded.
+
+    Parameters
+    ----------
+    value : float
+        Seconds (or, for :func:`path`'s ``weight=``, any non-negative edge attribute,
+        then rounded to 1e-15 of its unit).
+
+    Returns
+    -------
+    int
+    """
+    return round(float(value) * _FS)
+
+
+class ShortestPaths:
+    """The equal-cost shortest paths from one source, in the order of the routing rule.
+
+    One Dijkstra run on (latency, hops), keeping every equal-cost predecessor; see the
+    module docstring for the rule. Built on an adjacency list so that
+    :mod:`interconnect.netsim` can use it on its integer-indexed resources; use
+    :func:`path` and :func:`all_shortest_paths` on graphs.
+
+    Parameters
+    ----------
+    adj : list of list of (int, int, object)
+        ``adj[u]`` lists ``(v, weight, tag)`` for each edge ``u -> v``: ``v`` a node
+        index, ``weight`` a non-negative integer (:func:`routing_weight`), ``tag``
+        anything (netsim's resource id; :func:`path` uses ``None``). Node indices are
+        positions in ``g.nodes``: they break ties.
+    source : int
+    targets : iterable of int, optional
+        Stop once these are settled (their predecessors are complete then); default:
+        settle every reachable node.
+
+    Attributes
+    ----------
+    dist : dict
+        ``dist[v] = (weight sum, hops)`` for the nodes reached (not all settled).
+    preds : dict
+        ``preds[v]``: the equal-cost predecessors ``(u, tag)`` of ``v``, in rule order.
+    """
+
+    __slots__ = ("_memo", "dist", "preds", "settled", "source")
+
+    def __init__(self, adj, source, targets=None):
+        self.source = s = source
+        self.dist = dist = {s: (0, 0)}
+        self.preds = preds = {s: []}
+        self.settled = settled = set()
+        self._memo = {}
+        left = None if targets is None else set(targets) - {s}
+        heap = [((0, 0), s)]
+        while heap and (left is None or left):
+            d, u = heapq.heappop(heap)
+            if u in settled or d != dist[u]:
+                continue
+            settled.add(u)
+            if left is not None:
+                left.discard(u)
+                if not left:
+                    break
+            for v, w, r in adj[u]:
+                nd = (d[0] + w, d[1] + 1)
+                old = dist.get(v)
+                if old is None or nd < old:
+                    dist[v] = nd
+                    preds[v] = [(u, r)]
+                    heapq.heappush(heap, (nd, v))
+                elif nd == old and v not in settled:
+                    preds[v].append((u, r))
+
+    def reaches(self, t):
+        """Whether ``t`` is reachable from the source (``t`` a target, or ``targets=None``)."""
+        return t == self.source or t in self.settled
+
+    def count(self, t):
+        """Number of equal-cost shortest paths to ``t`` (an exact Python int)."""
+        memo, preds = self._memo, self.preds
+        stack = [t]
+        while stack:
+            v = stack[-1]
+            if v in memo:
+                stack.pop()
+                continue
+            missing = [u for u, _ in preds[v] if u not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            memo[v] = 1 if not preds[v] else sum(memo[u] for u, _ in preds[v])
+            stack.pop()
+        return memo[t]
+
+    def nth(self, t, i=0):
+        """The ``i``-th equal-cost path to ``t`` in rule order (``0 <= i < count(t)``).
+
+        Returns
+        -------
+        (list, list)
+            The node indices from the source to ``t`` and the tags of its edges.
+        """
+        memo, preds = self._memo, self.preds
+        if t not in memo:
+            self.count(t)
+        nodes, tags = [t], []
+        v = t
+        while preds[v]:
+            for u, r in preds[v]:
+                if i < memo[u]:
+                    break
+                i -= memo[u]
+            nodes.append(u)
+            tags.append(r)
+            v = u
+        return nodes[::-1], tags[::-1]
+
+
+def _adjacency(h, weight):
+    """(nodes, index, adj) of graph ``h`` for :class:`ShortestPaths`; ``weight`` an edge
+    attribute or None (0 for every edge: fewest hops)."""
+    nodes = list(h.nodes)
+    index = {n: k for k, n in enumerate(nodes)}
+    adj = [[] for _ in nodes]
+    for u, v, d in h.edges(data=True):
+        w = 0 if weight is None else routing_weight(d[weight])
+        iu, iv = index[u], index[v]
+        adj[iu].append((iv, w, None))
+        adj[iv].append((iu, w, None))
+    return nodes, index, adj
+
+
+def _routes(g, a, b, weight, transit):
+    """Validated (nodes, ShortestPaths from a, index of b) under the routing rule."""
+    _check_node(g, "a", a)
+    _check_node(g, "b", b)
+    if a == b:
+        raise ValueError(f"a={a!r} and b={b!r} are the same node; give two different nodes")
+    if weight == "hops":
+        weight = None
+    if weight is not None:
+        for u, v, d in g.edges(data=True):
+            w = d.get(weight)
+            if w is None:
+                raise ValueError(f"weight={weight!r} is not an attribute of every edge")
+            if not (is_number(w) and math.isfinite(w) and w >= 0):
+                raise ValueError(f"weight={weight!r}: edge ({u!r}, {v!r}) has {w!r}; "
+                                 "weights must be finite numbers >= 0")
+    h = _view(g, a, b, transit)
+    nodes, index, adj = _adjacency(h, weight)
+    ia, ib = index[a], index[b]
+    sp = ShortestPaths(adj, ia, (ib,))
+    if not sp.reaches(ib):
+        via = "" if transit is None else f" through nodes of kind {sorted(set([transit] if isinstance(transit, str) else transit))}"
+        raise ValueError(f"there is no path from a={a!r} to b={b!r}{via}")
+    return nodes, sp, ib
+
+
 def path(g, a, b, weight="latency", transit=None):
-    """Shortest path from ``a`` to ``b``: least total latency, ties broken by fewer hops.
+    """Shortest path from ``a`` to ``b`` under the routing rule (see the module docstring).
+
+    Least total latency, ties broken by fewer hops, then by the rule's fixed order: the
+    path netsim's ``routing="shortest"`` takes for a flow from ``a`` to ``b``.
 
     Parameters
     ----------
@@ -67,8 +268,8 @@ def path(g, a, b, weight="latency", transit=None):
     a, b : node
         Distinct nodes of ``g``.
     weight : str or None
-        Edge attribute to minimise (default ``"latency"``, s); ``None`` or ``"hops"``
-        for the fewest hops.
+        Edge attribute to minimise (default ``"latency"``, s, compared in integer
+        femtoseconds); ``None`` or ``"hops"`` for the fewest hops.
     transit : str or iterable of str, optional
         Node kinds a path may pass *through* (``a`` and ``b`` are always allowed);
         e.g. ``("nvswitch",)`` for NVLink-only routes, or ``("pcie_switch", "cpu")``
@@ -83,29 +284,31 @@ def path(g, a, b, weight="latency", transit=None):
     Raises
     ------
     ValueError
-        Unknown node, ``a == b``, or no path.
+        Unknown node, ``a == b``, a bad weight, or no path.
 
     References
     ----------
     E. W. Dijkstra, "A note on two problems in connexion with graphs", Numer. Math. 1, 1959.
     """
-    _check_node(g, "a", a)
-    _check_node(g, "b", b)
-    if a == b:
-        raise ValueError(f"a={a!r} and b={b!r} are the same node; give two different nodes")
-    h = _view(g, a, b, transit)
-    try:
-        if weight is None or weight == "hops":
-            return nx.shortest_path(h, a, b)
-        ws = [d.get(weight) for _, _, d in g.edges(data=True)]
-        if any(w is None for w in ws):
-            raise ValueError(f"weight={weight!r} is not an attribute of every edge")
-        pos = [w for w in ws if w > 0]
-        eps = (min(pos) if pos else 1.0) * 1e-9
-        return nx.dijkstra_path(h, a, b, weight=lambda u, v, d: d[weight] + eps)
-    except nx.NetworkXNoPath:
-        via = "" if transit is None else f" through nodes of kind {sorted(set([transit] if isinstance(transit, str) else transit))}"
-        raise ValueError(f"there is no path from a={a!r} to b={b!r}{via}") from None
+    nodes, sp, ib = _routes(g, a, b, weight, transit)
+    return [nodes[k] for k in sp.nth(ib, 0)[0]]
+
+
+def all_shortest_paths(g, a, b, weight="latency", transit=None):
+    """Every equal-cost shortest path from ``a`` to ``b``, in the routing rule's order.
+
+    The first is :func:`path`; netsim's ``routing="ecmp"`` picks among exactly these.
+    Parameters as in :func:`path`.
+
+    Yields
+    ------
+    list
+        Nodes from ``a`` to ``b``. (A large torus has astronomically many; take what
+        you need.)
+    """
+    nodes, sp, ib = _routes(g, a, b, weight, transit)
+    for i in range(sp.count(ib)):
+        yield [nodes[k] for k in sp.nth(ib, i)[0]]
 
 
 def _as_path(g, a, b, transit):
