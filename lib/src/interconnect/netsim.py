@@ -130,6 +130,7 @@ DESCRIPTION = {
 }
 
 _POW2 = {"recursive_doubling", "rabenseifner"}
+_FS = 1e15  # latencies are compared in femtoseconds (integers) when routing
 
 
 # --------------------------------------------------------------------------- flows
