@@ -11,13 +11,15 @@ The model
 ---------
 * **Resources.** Each undirected edge ``{u, v}`` is two directed resources ``(u, v)``
   and ``(v, u)``, each with capacity equal to the edge's ``bandwidth`` (full duplex).
-* **Routing.** A flow follows one path, fixed when the simulation starts:
-  ``routing="shortest"`` takes the least total edge latency, then the fewest hops, and
-  among ties the first path in the graph's adjacency order; ``routing="ecmp"`` picks
-  uniformly among *all* equal-cost shortest paths with a seeded hash of
+* **Routing.** A flow follows one path, fixed when the simulation starts, under the
+  library's one routing rule (:mod:`interconnect.topology.paths`): least total edge
+  latency (compared in integer femtoseconds, so sums that differ only by floating-point
+  rounding tie), then the fewest hops. ``routing="shortest"`` takes the rule's first
+  equal-cost path, the one :func:`interconnect.topology.path` returns;
+  ``routing="ecmp"`` picks uniformly among *all* equal-cost shortest paths
+  (:func:`interconnect.topology.all_shortest_paths`) with a seeded hash of
   (src, dst, flow index, seed), so a run is repeatable for a given ``seed`` (RFC 2992).
-  Latencies are compared after rounding to 1 fs, so equal-cost paths whose latency sums
-  differ only by floating-point rounding count as equal. ``paths=`` overrides routing.
+  ``paths=`` overrides routing.
 * **Sharing.** At every instant the active flows share the directed resources by
   *max-min fairness* (Bertsekas and Gallager 1992, sec. 6.5.2), computed by
   progressive filling: find the resource with the smallest fair share (remaining
@@ -70,7 +72,6 @@ Cluster Computing 10(2):127-143, 2007 (pipelined chain broadcast).
 
 from __future__ import annotations
 
-import heapq
 import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -81,6 +82,7 @@ import numpy as np
 from ._validate import as_count, as_nonnegative, choice, is_number
 from .collectives.algorithms import REGISTRY, SIMULATED_OPS, schedule_algorithm, simulated
 from .collectives.schedules import Schedule, _generic_deps, run_collective, schedule  # noqa: F401 (re-exported)
+from .topology.paths import ShortestPaths, routing_weight
 
 __all__ = [
     "Flow", "SimResult", "Schedule", "CollectiveResult", "APPLICABLE", "DESCRIPTION",
@@ -96,7 +98,6 @@ APPLICABLE = {op: simulated(op) for op in SIMULATED_OPS}
 #: What each schedule does and where its cost comes from, from the registry.
 DESCRIPTION = {(op, a): REGISTRY[op, a].text for op, algs in APPLICABLE.items() for a in algs}
 
-_FS = 1e15  # latencies are compared in femtoseconds (integers) when routing
 
 
 # --------------------------------------------------------------------------- flows
@@ -176,7 +177,7 @@ class _Net:
             if not is_number(lat) or not np.isfinite(lat) or lat < 0:
                 raise ValueError(f"g: edge ({u!r}, {v!r}) has latency={lat!r}; latency must be >= 0 seconds")
             iu, iv = self.index[u], self.index[v]
-            lat_fs = int(round(float(lat) * _FS))
+            lat_fs = routing_weight(lat)
             for r, (a, b) in ((2 * e, (iu, iv)), (2 * e + 1, (iv, iu))):
                 self.cap[r] = float(bw)
                 self.lat[r] = float(lat)
@@ -189,69 +190,6 @@ class _Net:
             return self.index[node]
         except (KeyError, TypeError):
             raise ValueError(f"{name}={node!r} is not a node of the graph {self.name!r}") from None
-
-
-def _sssp(net, s, targets):
-    """Dijkstra from ``s`` on (latency in fs, hops), keeping every equal-cost predecessor.
-
-    Stops once every target is settled. Returns ``(dist, preds)`` with ``preds[v]`` a
-    list of ``(u, resource)`` on shortest paths, in adjacency order.
-    """
-    dist = {s: (0, 0)}
-    preds = {s: []}
-    settled = set()
-    left = set(targets) - {s}
-    heap = [((0, 0), s)]
-    while heap and left:
-        d, u = heapq.heappop(heap)
-        if u in settled or d != dist[u]:
-            continue
-        settled.add(u)
-        left.discard(u)
-        if not left:
-            break
-        for v, w, r in net.adj[u]:
-            nd = (d[0] + w, d[1] + 1)
-            old = dist.get(v)
-            if old is None or nd < old:
-                dist[v] = nd
-                preds[v] = [(u, r)]
-                heapq.heappush(heap, (nd, v))
-            elif nd == old and v not in settled:
-                preds[v].append((u, r))
-    return dist, preds
-
-
-def _path_count(preds, t, memo):
-    """Number of shortest paths from the source to ``t`` (exact Python int)."""
-    stack = [t]
-    while stack:
-        v = stack[-1]
-        if v in memo:
-            stack.pop()
-            continue
-        missing = [u for u, _ in preds[v] if u not in memo]
-        if missing:
-            stack.extend(missing)
-            continue
-        memo[v] = 1 if not preds[v] else sum(memo[u] for u, _ in preds[v])
-        stack.pop()
-    return memo[t]
-
-
-def _unrank(preds, memo, t, i):
-    """The ``i``-th shortest path to ``t`` (0 <= i < count): (nodes, resources)."""
-    nodes, res = [t], []
-    v = t
-    while preds[v]:
-        for u, r in preds[v]:
-            if i < memo[u]:
-                break
-            i -= memo[u]
-        nodes.append(u)
-        res.append(r)
-        v = u
-    return nodes[::-1], res[::-1]
 
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -300,14 +238,13 @@ def _route(net, src, dst, routing, seed, explicit=None):
     trees = {}
     for s in np.unique(us):
         sel = np.flatnonzero(us == s)
-        dist, preds = _sssp(net, int(s), [int(t) for t in ud[sel]])
-        memo = {}
+        tree = ShortestPaths(net.adj, int(s), [int(t) for t in ud[sel]])
         for j in sel:
             t = int(ud[j])
-            if t not in dist:
+            if not tree.reaches(t):
                 raise ValueError(f"flows: no path from {net.nodes[int(s)]!r} to {net.nodes[t]!r} in the graph")
-            counts[j] = _path_count(preds, t, memo)
-        trees[int(s)] = (preds, memo)
+            counts[j] = tree.count(t)
+        trees[int(s)] = tree
     if routing == "ecmp":
         flow_ids = todo.astype(np.uint64)
         hs = np.array([_node_hash(n) for n in net.nodes], dtype=np.uint64)
@@ -337,8 +274,7 @@ def _route(net, src, dst, routing, seed, explicit=None):
     rows = np.empty(len(combos), dtype=np.int64)
     for c, (j, i) in enumerate(combos):
         s, t = int(us[j]), int(ud[j])
-        preds, memo = trees[s]
-        nodes, res = _unrank(preds, memo, t, i)
+        nodes, res = trees[s].nth(t, i)
         rows[c] = len(table)
         table.append((tuple(nodes), tuple(res)))
     path_id[todo] = rows[cinv.ravel()]

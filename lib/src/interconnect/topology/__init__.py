@@ -1,0 +1,94 @@
+"""Topology: graphs of GPUs, switches, NICs and CPUs, and what can be read off them.
+
+Layer 2 of the stack. Every builder returns an undirected :class:`networkx.Graph`
+that follows the library's graph contract (shared with :mod:`interconnect.transfer`
+and :mod:`interconnect.netsim`):
+
+* ``g.graph["name"]`` is a human-readable name; ``g.graph["builder"]`` names the
+  builder and the builder's arguments are stored next to it.
+* Node attribute ``kind`` is one of :data:`KINDS`. GPUs carry ``index`` (0..n-1 within
+  their machine) and, in clusters, ``node``. Every builder also stores a drawing
+  position ``pos`` (used by :func:`draw`).
+* Edge attributes: ``bandwidth`` (bytes/s **per direction**, for the whole edge: two
+  physical links between a pair make one edge with ``count=2`` and twice the
+  bandwidth), ``latency`` (s, one way), ``link`` (a name for
+  :func:`interconnect.links.get_link`, or ``""`` for a synthetic link) and ``count``
+  (physical links, >= 1). Every edge is full duplex: each direction is an
+  independent resource of ``bandwidth``.
+
+Node names
+----------
+Single machines: ``"gpu0"``, ``"cpu0"`` (a CPU socket = its PCIe root complex),
+``"sw0"`` (a PCIe switch; ``"swtop0"`` for an upper-level switch), ``"nvsw0"``.
+Clusters prefix the machine: ``"n3.gpu5"``, ``"n3.nic5"``, ``"n3.nvsw0"``; network
+switches are ``"leaf0"``, ``"spine0"``. Fat trees: hosts ``"h12"``, edge switches
+``"edge<pod>.<i>"``, aggregation ``"agg<pod>.<i>"``, core ``"core<j>"``.
+
+Latency convention
+------------------
+An edge carries its link's catalog latency (:mod:`interconnect.links`: NCCL's
+per-step model values, 0.6 us NVLink, 1.0 us PCIe), except that an edge between a
+device and a *switch chip* (PCIe switch, NVSwitch) carries half of it, so a
+device-switch-device hop costs what one direct link costs and a switch adds no
+latency of its own (PCIe switches and NVSwitch are cut-through; their port-to-port
+latency is a small part of an end-to-end P2P latency). Network switch tiers (leaf,
+spine, ...) are not halved: the InfiniBand catalog latency is a per-port/switch
+figure. All latencies are orders of magnitude for teaching, not measurements.
+
+References
+----------
+NVIDIA, *NVIDIA DGX-1 With Tesla V100 System Architecture* (white paper WP-08437-002,
+2017), section "DGX-1 NVLink Network Topology for Efficient Application Scaling".
+NVIDIA, ``nvidia-smi topo -m`` legend (reproduced e.g. in Microway, "nvidia-smi:
+Control Your GPUs", https://www.microway.com/hpc-tech-tips/nvidia-smi_control-your-gpus/,
+with a DGX-1 V100 matrix).
+M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data Center Network
+Architecture", SIGCOMM 2008.
+NVIDIA DGX H100 / DGX A100 user guides; NVIDIA HGX AI Factory reference architecture,
+"Network Logical Architecture" (rail-optimised leaf-spine compute fabric).
+"""
+
+from __future__ import annotations
+
+from .bisection import bisection_bandwidth
+from .build import (
+    DGX1_NVLINKS,
+    KINDS,
+    NETWORK_KINDS,
+    NVSWITCHES_PER_BOARD,
+    QPI_BANDWIDTH,
+    SOCKET_LINK_LATENCY,
+    UPI_BANDWIDTH,
+    dgx1_hybrid_cube_mesh,
+    nvswitch,
+    pcie_tree,
+    ring,
+    torus,
+)
+from .build import _is_nvlink as _is_nvlink  # used by interconnect.transfer
+from .draw import _KIND_STYLE as _KIND_STYLE  # used by interconnect.explorers
+from .draw import draw
+from .fabrics import cluster, fat_tree
+from .paths import (
+    ShortestPaths,
+    all_shortest_paths,
+    diameter,
+    endpoints,
+    gpus,
+    path,
+    path_bandwidth,
+    path_latency,
+    routing_weight,
+    widest_path,
+)
+from .topo_matrix import TOPO_LEGEND, TopoMatrix, topo_matrix
+from .topo_matrix import _pcie_class as _pcie_class  # used by interconnect.transfer
+
+__all__ = [
+    "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY",
+    "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND",
+    "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster",
+    "gpus", "endpoints", "path", "all_shortest_paths", "path_bandwidth", "path_latency", "widest_path",
+    "ShortestPaths", "routing_weight",
+    "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",
+]

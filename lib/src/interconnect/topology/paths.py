@@ -1,0 +1,450 @@
+"""Paths: endpoints, the routing rule, path bandwidth and latency, widest path, diameter.
+
+The routing rule
+----------------
+This module holds the library's one shortest-path rule. :func:`path` follows it, and so
+do :func:`interconnect.netsim.simulate` and every netsim collective, through
+:class:`ShortestPaths`:
+
+1. **Least total latency.** Edge latencies (s) are rounded to integer femtoseconds
+   (:func:`routing_weight`) and summed exactly, so two routes whose latencies differ
+   only by floating-point rounding tie.
+2. **Then fewest hops.** The cost of a path is the pair (latency, hops), compared in
+   that order. All the paths of least cost (the *equal-cost set*) have the same hops.
+3. **Then a fixed order of the equal-cost set.** Read each path backwards, from ``b``
+   to ``a``, and compare the paths node by node, where a node ranks by (its latency
+   from ``a``, its position in ``g.nodes``). :func:`path` returns the first path of
+   this order; netsim's ``routing="shortest"`` takes the same first path, and
+   ``routing="ecmp"`` hashes each flow to one member of the same ordered set.
+
+Why backwards: one Dijkstra run from a source settles the nodes in (latency, hops,
+position) order and keeps, for every node, its equal-cost predecessors in that order.
+That predecessor DAG serves every destination at once; with the number of equal-cost
+paths to each node it yields the ``i``-th path of the order in O(hops), which is how
+netsim routes millions of flows (each source once).
+
+References
+----------
+E. W. Dijkstra, "A note on two problems in connexion with graphs", Numer. Math. 1, 1959.
+D. Thaler, C. Hopps, "Multipath Issues in Unicast and Multicast Next-Hop Selection",
+RFC 2991, 2000 (ECMP: hashing flows over the equal-cost set).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import networkx as nx
+
+from .._validate import is_number
+from .build import KINDS, _check_node
+
+__all__ = ["ShortestPaths", "all_shortest_paths", "diameter", "endpoints", "gpus", "path",
+           "path_bandwidth", "path_latency", "routing_weight", "widest_path"]
+
+_FS = 1e15  # femtoseconds per second: the integer unit in which routing compares latencies
+
+
+def _sort_key(g, n):
+    d = g.nodes[n]
+    return (d.get("node", 0), d.get("index", 0), str(n))
+
+
+def gpus(g):
+    """The GPU nodes of ``g`` in index order (sorted by ``(node, index)``).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology following the graph contract.
+
+    Returns
+    -------
+    list
+        Node names of kind ``"gpu"``.
+    """
+    return sorted((n for n, d in g.nodes(data=True) if d.get("kind") == "gpu"),
+                  key=lambda n: _sort_key(g, n))
+
+
+def endpoints(g):
+    """The traffic endpoints of ``g``: its GPUs, or its hosts if it has no GPUs.
+
+    Returns
+    -------
+    list
+        GPU nodes (:func:`gpus`) or ``"host"`` nodes in index order.
+    """
+    out = gpus(g)
+    if out:
+        return out
+    return sorted((n for n, d in g.nodes(data=True) if d.get("kind") == "host"),
+                  key=lambda n: _sort_key(g, n))
+
+
+def _view(g, a, b, transit):
+    if transit is None:
+        return g
+    if isinstance(transit, str):
+        transit = (transit,)
+    kinds = set(transit)
+    bad = kinds - set(KINDS)
+    if bad:
+        raise ValueError(f"transit={sorted(bad)!r} contains unknown kinds; allowed: {', '.join(KINDS)}")
+    return nx.subgraph_view(g, filter_node=lambda n: n == a or n == b or g.nodes[n].get("kind") in kinds)
+
+
+# ----------------------------------------------------------------------------------
+# the routing rule
+# ----------------------------------------------------------------------------------
+def routing_weight(value):
+    """A latency in s as the integer the routing rule compares: femtoseconds, rounded.
+
+    Parameters
+    ----------
+    value : float
+        Seconds (or, for :func:`path`'s ``weight=``, any non-negative edge attribute,
+        then rounded to 1e-15 of its unit).
+
+    Returns
+    -------
+    int
+    """
+    return round(float(value) * _FS)
+
+
+class ShortestPaths:
+    """The equal-cost shortest paths from one source, in the order of the routing rule.
+
+    One Dijkstra run on (latency, hops), keeping every equal-cost predecessor; see the
+    module docstring for the rule. Built on an adjacency list so that
+    :mod:`interconnect.netsim` can use it on its integer-indexed resources; use
+    :func:`path` and :func:`all_shortest_paths` on graphs.
+
+    Parameters
+    ----------
+    adj : list of list of (int, int, object)
+        ``adj[u]`` lists ``(v, weight, tag)`` for each edge ``u -> v``: ``v`` a node
+        index, ``weight`` a non-negative integer (:func:`routing_weight`), ``tag``
+        anything (netsim's resource id; :func:`path` uses ``None``). Node indices are
+        positions in ``g.nodes``: they break ties.
+    source : int
+    targets : iterable of int, optional
+        Stop once these are settled (their predecessors are complete then); default:
+        settle every reachable node.
+
+    Attributes
+    ----------
+    dist : dict
+        ``dist[v] = (weight sum, hops)`` for the nodes reached (not all settled).
+    preds : dict
+        ``preds[v]``: the equal-cost predecessors ``(u, tag)`` of ``v``, in rule order.
+    """
+
+    __slots__ = ("_memo", "dist", "preds", "settled", "source")
+
+    def __init__(self, adj, source, targets=None):
+        self.source = s = source
+        self.dist = dist = {s: (0, 0)}
+        self.preds = preds = {s: []}
+        self.settled = settled = set()
+        self._memo = {}
+        left = None if targets is None else set(targets) - {s}
+        heap = [((0, 0), s)]
+        while heap and (left is None or left):
+            d, u = heapq.heappop(heap)
+            if u in settled or d != dist[u]:
+                continue
+            settled.add(u)
+            if left is not None:
+                left.discard(u)
+                if not left:
+                    break
+            for v, w, r in adj[u]:
+                nd = (d[0] + w, d[1] + 1)
+                old = dist.get(v)
+                if old is None or nd < old:
+                    dist[v] = nd
+                    preds[v] = [(u, r)]
+                    heapq.heappush(heap, (nd, v))
+                elif nd == old and v not in settled:
+                    preds[v].append((u, r))
+
+    def reaches(self, t):
+        """Whether ``t`` is reachable from the source (``t`` a target, or ``targets=None``)."""
+        return t == self.source or t in self.settled
+
+    def count(self, t):
+        """Number of equal-cost shortest paths to ``t`` (an exact Python int)."""
+        memo, preds = self._memo, self.preds
+        stack = [t]
+        while stack:
+            v = stack[-1]
+            if v in memo:
+                stack.pop()
+                continue
+            missing = [u for u, _ in preds[v] if u not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            memo[v] = 1 if not preds[v] else sum(memo[u] for u, _ in preds[v])
+            stack.pop()
+        return memo[t]
+
+    def nth(self, t, i=0):
+        """The ``i``-th equal-cost path to ``t`` in rule order (``0 <= i < count(t)``).
+
+        Returns
+        -------
+        (list, list)
+            The node indices from the source to ``t`` and the tags of its edges.
+        """
+        memo, preds = self._memo, self.preds
+        if t not in memo:
+            self.count(t)
+        nodes, tags = [t], []
+        v = t
+        while preds[v]:
+            for u, r in preds[v]:
+                if i < memo[u]:
+                    break
+                i -= memo[u]
+            nodes.append(u)
+            tags.append(r)
+            v = u
+        return nodes[::-1], tags[::-1]
+
+
+def _adjacency(h, weight):
+    """(nodes, index, adj) of graph ``h`` for :class:`ShortestPaths`; ``weight`` an edge
+    attribute or None (0 for every edge: fewest hops)."""
+    nodes = list(h.nodes)
+    index = {n: k for k, n in enumerate(nodes)}
+    adj = [[] for _ in nodes]
+    for u, v, d in h.edges(data=True):
+        w = 0 if weight is None else routing_weight(d[weight])
+        iu, iv = index[u], index[v]
+        adj[iu].append((iv, w, None))
+        adj[iv].append((iu, w, None))
+    return nodes, index, adj
+
+
+def _routes(g, a, b, weight, transit):
+    """Validated (nodes, ShortestPaths from a, index of b) under the routing rule."""
+    _check_node(g, "a", a)
+    _check_node(g, "b", b)
+    if a == b:
+        raise ValueError(f"a={a!r} and b={b!r} are the same node; give two different nodes")
+    if weight == "hops":
+        weight = None
+    if weight is not None:
+        for u, v, d in g.edges(data=True):
+            w = d.get(weight)
+            if w is None:
+                raise ValueError(f"weight={weight!r} is not an attribute of every edge")
+            if not (is_number(w) and math.isfinite(w) and w >= 0):
+                raise ValueError(f"weight={weight!r}: edge ({u!r}, {v!r}) has {w!r}; "
+                                 "weights must be finite numbers >= 0")
+    h = _view(g, a, b, transit)
+    nodes, index, adj = _adjacency(h, weight)
+    ia, ib = index[a], index[b]
+    sp = ShortestPaths(adj, ia, (ib,))
+    if not sp.reaches(ib):
+        via = "" if transit is None else f" through nodes of kind {sorted(set([transit] if isinstance(transit, str) else transit))}"
+        raise ValueError(f"there is no path from a={a!r} to b={b!r}{via}")
+    return nodes, sp, ib
+
+
+def path(g, a, b, weight="latency", transit=None):
+    """Shortest path from ``a`` to ``b`` under the routing rule (see the module docstring).
+
+    Least total latency, ties broken by fewer hops, then by the rule's fixed order: the
+    path netsim's ``routing="shortest"`` takes for a flow from ``a`` to ``b``.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    a, b : node
+        Distinct nodes of ``g``.
+    weight : str or None
+        Edge attribute to minimise (default ``"latency"``, s, compared in integer
+        femtoseconds); ``None`` or ``"hops"`` for the fewest hops.
+    transit : str or iterable of str, optional
+        Node kinds a path may pass *through* (``a`` and ``b`` are always allowed);
+        e.g. ``("nvswitch",)`` for NVLink-only routes, or ``("pcie_switch", "cpu")``
+        for PCIe routes. Default: any node. (NVLink does not forward through a GPU in
+        hardware; NCCL can, in software, so a ring or torus path through GPUs is fine.)
+
+    Returns
+    -------
+    list
+        Nodes from ``a`` to ``b``.
+
+    Raises
+    ------
+    ValueError
+        Unknown node, ``a == b``, a bad weight, or no path.
+
+    References
+    ----------
+    E. W. Dijkstra, "A note on two problems in connexion with graphs", Numer. Math. 1, 1959.
+    """
+    nodes, sp, ib = _routes(g, a, b, weight, transit)
+    return [nodes[k] for k in sp.nth(ib, 0)[0]]
+
+
+def all_shortest_paths(g, a, b, weight="latency", transit=None):
+    """Every equal-cost shortest path from ``a`` to ``b``, in the routing rule's order.
+
+    The first is :func:`path`; netsim's ``routing="ecmp"`` picks among exactly these.
+    Parameters as in :func:`path`.
+
+    Yields
+    ------
+    list
+        Nodes from ``a`` to ``b``. (A large torus has astronomically many; take what
+        you need.)
+    """
+    nodes, sp, ib = _routes(g, a, b, weight, transit)
+    for i in range(sp.count(ib)):
+        yield [nodes[k] for k in sp.nth(ib, i)[0]]
+
+
+def _as_path(g, a, b, transit):
+    if b is None:
+        if not isinstance(a, (list, tuple)) or len(a) < 2:
+            raise ValueError(f"a={a!r}: give two nodes (a, b) or a path (a list of >= 2 nodes)")
+        p = list(a)
+        for u, v in zip(p, p[1:]):
+            if not g.has_edge(u, v):
+                raise ValueError(f"path {p!r} uses {u!r}-{v!r}, which is not an edge of the graph")
+        return p
+    return path(g, a, b, transit=transit)
+
+
+def path_bandwidth(g, a, b=None, transit=None):
+    """Bottleneck bandwidth of the shortest path from ``a`` to ``b``, bytes/s per direction.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    a, b : node
+        Endpoints; or pass a path (list of nodes) as ``a`` and leave ``b`` out.
+    transit : optional
+        As in :func:`path`.
+
+    Returns
+    -------
+    float
+        ``min`` of the edges' ``bandwidth`` along :func:`path` (what one flow alone
+        can get; sharing with other flows is :mod:`interconnect.netsim`'s job).
+
+    References
+    ----------
+    Bottleneck (minimum) link of a path, e.g. Dally and Towles (2004), sec. 3.3.
+    """
+    p = _as_path(g, a, b, transit)
+    return float(min(g.edges[u, v]["bandwidth"] for u, v in zip(p, p[1:])))
+
+
+def path_latency(g, a, b=None, transit=None):
+    """Sum of one-way edge latencies along the shortest path (or a given path), s.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    a, b : node
+        Endpoints; or pass a path (list of nodes) as ``a`` and leave ``b`` out.
+    transit : optional
+        As in :func:`path`.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    References
+    ----------
+    Latency of a store-and-forward-free (cut-through) path = sum of hop latencies;
+    Dally and Towles (2004), sec. 3.3.
+    """
+    p = _as_path(g, a, b, transit)
+    return float(sum(g.edges[u, v]["latency"] for u, v in zip(p, p[1:])))
+
+
+def widest_path(g, a, b, transit=None):
+    """The path from ``a`` to ``b`` with the largest bottleneck bandwidth.
+
+    Among paths with the same bottleneck, the one with least latency (then fewest
+    hops) is returned.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    a, b : node
+    transit : optional
+        As in :func:`path`.
+
+    Returns
+    -------
+    (list, float)
+        The path and its bottleneck bandwidth, bytes/s per direction. Always >=
+        :func:`path_bandwidth` of the shortest path.
+
+    References
+    ----------
+    Maximum-capacity (widest) path problem, M. Pollack, "The maximum capacity through
+    a network", Operations Research 8(5), 1960.
+    """
+    path(g, a, b, weight=None, transit=transit)  # validates and checks reachability
+    h = _view(g, a, b, transit)
+    levels = sorted({d["bandwidth"] for _, _, d in h.edges(data=True)}, reverse=True)
+    lo, hi = 0, len(levels) - 1  # find the first (largest) level that connects a and b
+    while lo < hi:
+        mid = (lo + hi) // 2
+        t = levels[mid]
+        sub = nx.subgraph_view(h, filter_edge=lambda u, v, t=t: h.edges[u, v]["bandwidth"] >= t)
+        if nx.has_path(sub, a, b):
+            hi = mid
+        else:
+            lo = mid + 1
+    t = levels[lo]
+    sub = nx.subgraph_view(h, filter_edge=lambda u, v: h.edges[u, v]["bandwidth"] >= t)
+    p = path(sub, a, b)
+    return p, path_bandwidth(g, p)
+
+
+def diameter(g, nodes=None):
+    """Largest hop count between two endpoints, over shortest (fewest-hop) paths.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    nodes : iterable, optional
+        Endpoints to consider; default :func:`endpoints` (GPUs, or hosts).
+
+    Returns
+    -------
+    int
+        Hops. Ring of ``n``: ``floor(n/2)``; torus: ``sum floor(k_i/2)``; k-ary fat tree
+        (k >= 4): 6.
+
+    References
+    ----------
+    Dally and Towles (2004), sec. 3.3 (diameter) and ch. 5 (tori).
+    """
+    ends = list(endpoints(g) if nodes is None else nodes)
+    if len(ends) < 2:
+        raise ValueError(f"nodes has {len(ends)} endpoint(s); need at least 2")
+    for n in ends:
+        _check_node(g, "nodes", n)
+    best = 0
+    es = set(ends)
+    for s in ends:
+        dist = nx.single_source_shortest_path_length(g, s)
+        missing = es - dist.keys()
+        if missing:
+            raise ValueError(f"the graph is disconnected: {s!r} cannot reach {sorted(map(str, missing))[:3]}")
+        best = max(best, max(dist[t] for t in ends))
+    return int(best)
