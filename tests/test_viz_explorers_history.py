@@ -1,0 +1,67 @@
+"""The explorers of the history and stack chapters (``interconnect.viz.explorers``): they
+build, their static frames cover the grid, and the numbers they display are the models'."""
+
+import os
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from interconnect import links  # noqa: E402
+from interconnect import rendering as R  # noqa: E402
+from interconnect.units import ms, fmt_time  # noqa: E402
+from interconnect.viz.explorers import rendering  # noqa: E402
+
+MAKERS = {
+    "rendering.frame_time_explorer": rendering.frame_time_explorer,
+}
+
+
+@pytest.mark.parametrize("make", MAKERS.values(), ids=MAKERS.keys())
+def test_frames_cover_the_static_grid_and_differ(make):
+    ex = make()
+    frames = ex.frames()
+    expected = np.prod([len(p.values) for p in ex.params if p.name in ex.static])
+    assert len(frames) == expected
+    uris = [uri for uri, _ in frames.values()]
+    assert len(set(uris)) == len(uris)          # each slider position shows a different picture
+    assert all(alt.strip() for _, alt in frames.values())
+
+
+@pytest.mark.parametrize("make", MAKERS.values(), ids=MAKERS.keys())
+def test_blitting_matches_a_full_redraw(make):
+    ex = make()
+    p0, p1 = ex.params[0], ex.params[1]
+    ex._draw({p0.name: p0.values[0], p1.name: p1.values[-1]})
+    b = {p0.name: p0.values[-1], p1.name: p1.values[0]}
+    blitted = ex._draw(b).copy()
+    assert np.array_equal(blitted, make()._draw(b).copy())
+
+
+def _texts(artists):
+    return [a.get_text() for a in artists if hasattr(a, "get_text")]
+
+
+# -- Multi-GPU rendering ------------------------------------------------------------------
+def test_scaled_render_time_scales_with_pixels():
+    # closed form: 4K (3840x2160) has exactly 4x the pixels of 1080p, 1440p 16/9 of them
+    assert R.scaled_render_time("4K") == pytest.approx(40e-3, rel=1e-12)
+    assert R.scaled_render_time("1440p", 9e-3) == pytest.approx(16e-3, rel=1e-12)
+    assert R.scaled_render_time("1080p", 7e-3, "4K") == pytest.approx(7e-3 / 4, rel=1e-12)
+    with pytest.raises(ValueError, match="base_time"):
+        R.scaled_render_time("4K", 0.0)
+
+
+def test_frame_time_explorer_shows_the_models_numbers():
+    ex = rendering.frame_time_explorer()
+    text = "\n".join(_texts(ex.update(n_gpus=2, jitter=0.1, resolution="4K", link_name="sli-hb")))
+    # render time: 10 ms at 1080p, 4x the pixels at 4K
+    assert "render 40 ms" in text.replace("40.0 ms", "40 ms")
+    # copy of one 4K frame (3840 x 2160 x 4 bytes) over the SLI HB bridge, closed form
+    copy = 3840 * 2160 * 4 / links.get_link("sli-hb").bandwidth
+    assert f"frame copy {fmt_time(copy)}" in text
+    # the mean fps of the unpaced run is simulate_frames' value
+    kw = dict(render_time=40 * ms, cpu_time=2 * ms, render_jitter=0.1, transfer_time=copy, n_frames=240, seed=3)
+    a = R.simulate_frames("afr", 2, **kw)
+    assert f"mean fps{a.mean_fps:21.1f}" in text
