@@ -8,13 +8,15 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from interconnect import collectives as C  # noqa: E402
 from interconnect import links  # noqa: E402
 from interconnect import rendering as R  # noqa: E402
-from interconnect.units import ms, fmt_time  # noqa: E402
-from interconnect.viz.explorers import rendering  # noqa: E402
+from interconnect.units import GB, GiB, ms, fmt_bandwidth, fmt_time  # noqa: E402
+from interconnect.viz.explorers import rdma_clusters, rendering  # noqa: E402
 
 MAKERS = {
     "rendering.frame_time_explorer": rendering.frame_time_explorer,
+    "rdma_clusters.cluster_allreduce_explorer": rdma_clusters.cluster_allreduce_explorer,
 }
 
 
@@ -65,3 +67,33 @@ def test_frame_time_explorer_shows_the_models_numbers():
     kw = dict(render_time=40 * ms, cpu_time=2 * ms, render_jitter=0.1, transfer_time=copy, n_frames=240, seed=3)
     a = R.simulate_frames("afr", 2, **kw)
     assert f"mean fps{a.mean_fps:21.1f}" in text
+
+
+# -- RDMA clusters ------------------------------------------------------------------------
+def test_cluster_paths_are_the_nvlink_and_nic_rates():
+    # a DGX H100 GPU: 450 GB/s of NVLink 4 per direction; ConnectX-7 NDR: 400 Gb/s = 50 GB/s
+    b_nv, _, b_net, _ = rdma_clusters.cluster_paths("ib-ndr", gpu_nic_link="pcie6x16")
+    assert b_nv == pytest.approx(450 * GB)
+    assert b_net == pytest.approx(50 * GB)
+
+
+def test_cluster_allreduce_explorer_shows_the_closed_form():
+    ex = rdma_clusters.cluster_allreduce_explorer()
+    artists = ex.update(nic="ib-ndr", oversub=2.0, nbytes=1 * GiB)
+    assert "InfiniBand NDR 4x (400 Gb/s): " + fmt_bandwidth(50 * GB) + " per GPU" in _texts(artists)[0]
+    b_nv, a_nv, _, _ = rdma_clusters.cluster_paths()
+    _, _, b, a = rdma_clusters.cluster_paths("ib-ndr", gpu_nic_link="pcie6x16", spines=1)
+    n, g, N = 1 * GiB, 8, 8
+    i = list(2 ** np.arange(1, 11)).index(N)
+    # two-level AllReduce by hand: ring ReduceScatter and AllGather over NVLink, ring
+    # AllReduce of n/g over the NIC at B/r (Thakur et al. 2005 for each phase)
+    ring_rs = (g - 1) * a_nv + (g - 1) / g * n / b_nv
+    for line, bw in ((artists[0], b), (artists[1], b / 2.0)):
+        t = 2 * ring_rs + 2 * (N - 1) * a + 2 * (N - 1) / N * (n / g) / bw
+        assert line.get_ydata()[i] == pytest.approx(t, rel=1e-12)
+    # flat ring over all 64 GPUs
+    flat = 2 * (g * N - 1) * a + 2 * (g * N - 1) / (g * N) * n / b
+    assert artists[2].get_ydata()[i] == pytest.approx(flat, rel=1e-12)
+    # bus bandwidth panel: nccl-tests' busbw = algbw * 2 (p-1)/p
+    assert artists[5].get_ydata()[i] == pytest.approx(n / flat * 2 * (g * N - 1) / (g * N) / GB, rel=1e-12)
+    assert C.bus_bandwidth("allreduce", n / flat, g * N) == pytest.approx(artists[5].get_ydata()[i] * GB)
