@@ -12,11 +12,13 @@ from interconnect import collectives as C  # noqa: E402
 from interconnect import links  # noqa: E402
 from interconnect import rendering as R  # noqa: E402
 from interconnect.units import GB, GiB, ms, fmt_bandwidth, fmt_time  # noqa: E402
-from interconnect.viz.explorers import rdma_clusters, rendering  # noqa: E402
+from interconnect import signalling as sig  # noqa: E402
+from interconnect.viz.explorers import physical_links, rdma_clusters, rendering  # noqa: E402
 
 MAKERS = {
     "rendering.frame_time_explorer": rendering.frame_time_explorer,
     "rdma_clusters.cluster_allreduce_explorer": rdma_clusters.cluster_allreduce_explorer,
+    "physical_links.eye_explorer": physical_links.eye_explorer,
 }
 
 
@@ -97,3 +99,42 @@ def test_cluster_allreduce_explorer_shows_the_closed_form():
     # bus bandwidth panel: nccl-tests' busbw = algbw * 2 (p-1)/p
     assert artists[5].get_ydata()[i] == pytest.approx(n / flat * 2 * (g * N - 1) / (g * N) / GB, rel=1e-12)
     assert C.bus_bandwidth("allreduce", n / flat, g * N) == pytest.approx(artists[5].get_ydata()[i] * GB)
+
+
+# -- Physical links -----------------------------------------------------------------------
+def test_same_bit_rate_eyes_ideal_channel_and_loss_split():
+    # no loss, no noise: NRZ's eye is the full swing, PAM4's three eyes are a third of it
+    # (Maliniak 2016, "PAM4 ... each eye a third as tall")
+    eyes = sig.same_bit_rate_eyes(0.0, noise_rms=0.0)
+    assert eyes["NRZ"]["opening"] == pytest.approx(1.0, abs=1e-9)
+    assert eyes["PAM4"]["opening"] == pytest.approx(1 / 3, abs=1e-9)
+    # PAM4 runs at half the baud: half the Nyquist frequency, half the loss in dB there
+    eyes = sig.same_bit_rate_eyes(20.0)
+    assert eyes["NRZ"]["loss_db"] == 20.0 and eyes["PAM4"]["loss_db"] == 10.0
+    # at 20 dB, below the crossover, both equalised eyes are open and NRZ's is the taller
+    assert eyes["NRZ"]["opening"] > eyes["PAM4"]["opening"] > 0
+    with pytest.raises(ValueError, match="loss_db"):
+        sig.same_bit_rate_eyes(-1.0)
+
+
+def test_eye_explorer_titles_show_the_models_openings():
+    ex = physical_links.eye_explorer()
+    titles = _texts(ex.update(loss=10, noise=0.01, bit_rate=106.25e9, equalize=True))
+    eyes = sig.same_bit_rate_eyes(10, 0.01)
+    assert titles[0] == (f"NRZ at 106 GBd, Nyquist 53.1 GHz\n"
+                         f"loss there 10.0 dB, eye {eyes['NRZ']['opening']:5.0%} of swing")
+    assert titles[1].startswith("PAM4 at 53.1 GBd, Nyquist 26.6 GHz\nloss there 5.0 dB, eye ")
+    assert f"{eyes['PAM4']['opening']:5.0%} of swing" in titles[1]
+
+
+def test_draw_eye_normalises_the_log_histogram():
+    import matplotlib.pyplot as plt
+
+    w = sig.simulate_waveform("PAM4", 256, 16, seed=1)
+    fig, ax = plt.subplots()
+    im = physical_links.draw_eye(ax, w)
+    physical_links.eye_axes(ax, "PAM4")
+    data = im.get_array()
+    assert data.shape == (96, 32) and data.max() == 1.0 and data.min() == 0.0
+    assert ax.get_ylim() == (-1.4, 1.4) and ax.get_title() == "PAM4"
+    plt.close(fig)
