@@ -13,12 +13,16 @@ from interconnect import links  # noqa: E402
 from interconnect import rendering as R  # noqa: E402
 from interconnect.units import GB, GiB, ms, fmt_bandwidth, fmt_time  # noqa: E402
 from interconnect import signalling as sig  # noqa: E402
-from interconnect.viz.explorers import physical_links, rdma_clusters, rendering  # noqa: E402
+from interconnect import topology as T  # noqa: E402
+from interconnect import transfer as X  # noqa: E402
+from interconnect.pcie_servers import eight_gpu_server, pcie_allreduce_times  # noqa: E402
+from interconnect.viz.explorers import pcie, physical_links, rdma_clusters, rendering  # noqa: E402
 
 MAKERS = {
     "rendering.frame_time_explorer": rendering.frame_time_explorer,
     "rdma_clusters.cluster_allreduce_explorer": rdma_clusters.cluster_allreduce_explorer,
     "physical_links.eye_explorer": physical_links.eye_explorer,
+    "pcie.pcie_tree_explorer": pcie.pcie_tree_explorer,
 }
 
 
@@ -138,3 +142,54 @@ def test_draw_eye_normalises_the_log_histogram():
     assert data.shape == (96, 32) and data.max() == 1.0 and data.min() == 0.0
     assert ax.get_ylim() == (-1.4, 1.4) and ax.get_title() == "PAM4"
     plt.close(fig)
+
+
+# -- PCIe ---------------------------------------------------------------------------------
+PCIE3_X16 = 8e9 * 16 * 128 / 130 / 8       # PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b = 15.75 GB/s
+
+
+def test_eight_gpu_server_layouts():
+    for k, switches in ((1, 0), (2, 4), (4, 2), (8, 1)):
+        g = eight_gpu_server(k)
+        assert len(T.gpus(g)) == 8
+        assert sum(1 for _, d in g.nodes(data=True) if d["kind"] == "pcie_switch") == switches
+    with pytest.raises(ValueError, match="gpus_per_switch"):
+        eight_gpu_server(3)
+
+
+def test_host_of_and_concurrent_host_reads_share_the_uplink():
+    g = eight_gpu_server(4)
+    assert [X.host_of(g, f"gpu{i}") for i in range(8)] == ["cpu0"] * 4 + ["cpu1"] * 4
+    # one uplink shared by k GPUs reading at once: PCIe 3.0 x16 / k each (equal flows)
+    for k in (1, 2, 4, 8):
+        assert X.concurrent_host_reads(eight_gpu_server(k)) == pytest.approx(PCIE3_X16 / k, rel=1e-9)
+    with pytest.raises(ValueError, match="nbytes"):
+        X.concurrent_host_reads(g, 0)
+
+
+def test_pcie_allreduce_times_ring_in_pcie_order_meets_the_closed_form():
+    n, p = 2e9, 8
+    lat = links.get_link("pcie3x16").latency
+    closed = 2 * (p - 1) * lat + 2 * (p - 1) / p * n / PCIE3_X16     # ring AllReduce (Thakur et al. 2005)
+    for k in (1, 2, 4, 8):
+        t = pcie_allreduce_times(eight_gpu_server(k), n)
+        assert list(t) == ["closed form, ring", "ring, PCIe order", "ring, interleaved", "Rabenseifner"]
+        assert t["closed form, ring"] == pytest.approx(closed, rel=1e-12)
+        # at PCIe 3.0 no link is shared by the PCIe-order ring: it costs the closed form
+        # (up to the extra latency of its multi-hop steps, microseconds in 0.2 s)
+        assert t["ring, PCIe order"] == pytest.approx(closed, rel=1e-3)
+    # interleaved ranks with 4 GPUs per switch: every hop crosses the sockets and four
+    # flows share each switch uplink (PCIe 3.0 x16, narrower than the 20.8 GB/s UPI
+    # link), so the ring's bandwidth term runs at a quarter of the uplink
+    t4 = pcie_allreduce_times(eight_gpu_server(4), n)
+    assert t4["ring, interleaved"] == pytest.approx(2 * (p - 1) / p * n / (PCIE3_X16 / 4), rel=1e-3)
+
+
+def test_pcie_tree_explorer_shows_the_models_numbers():
+    ex = pcie.pcie_tree_explorer()
+    texts = _texts(ex.update(gen=3, k=4, lanes=16))
+    assert texts[0] == f"{PCIE3_X16 / GB:.3g} GB/s" == "15.8 GB/s"
+    assert texts[1] == f"{PCIE3_X16 / 4 / GB:.3g} GB/s" == "3.94 GB/s"
+    t = pcie_allreduce_times(eight_gpu_server(4), 2e9)
+    assert texts[2:6] == [fmt_time(v) for v in t.values()]
+    assert texts[6] == "8 GPUs, PCIe 3.0 x16 per GPU, x16 uplinks, 4 GPU(s) per switch"
