@@ -16,7 +16,7 @@ from interconnect import signalling as sig  # noqa: E402
 from interconnect import topology as T  # noqa: E402
 from interconnect import transfer as X  # noqa: E402
 from interconnect.pcie_servers import eight_gpu_server, pcie_allreduce_times  # noqa: E402
-from interconnect.viz.explorers import pcie, physical_links, rdma_clusters, rendering  # noqa: E402
+from interconnect.viz.explorers import pcie, physical_links, rdma_clusters, rendering, spec_tables  # noqa: E402
 
 MAKERS = {
     "rendering.frame_time_explorer": rendering.frame_time_explorer,
@@ -193,3 +193,39 @@ def test_pcie_tree_explorer_shows_the_models_numbers():
     t = pcie_allreduce_times(eight_gpu_server(4), 2e9)
     assert texts[2:6] == [fmt_time(v) for v in t.values()]
     assert texts[6] == "8 GPUs, PCIe 3.0 x16 per GPU, x16 uplinks, 4 GPU(s) per switch"
+
+
+# -- Appendix: specification tables -------------------------------------------------------
+def test_growth_matches_the_published_endpoints():
+    # NVLink per GPU: P100 (2016) 80 GB/s per direction ("160 GB/s"), B200 (2024) 900 GB/s ("1.8 TB/s")
+    g = links.growth("nvlink1", "nvlink5")
+    assert (g.first.name, g.last.name, g.years) == ("nvlink1", "nvlink5", 8)
+    assert g.factor == pytest.approx(900 / 80)
+    # PCIe x16: 1.0 (2003) 4 GB/s per direction to 6.0 (2022) 121 GB/s: 30.25x in 19 years
+    a, b, factor, years, per_year, doubling = links.growth("pcie1x16", "pcie6x16")
+    assert factor == pytest.approx(121 / 4) and years == 19
+    assert (1 + per_year) ** years == pytest.approx(factor)          # compound growth
+    assert 2 ** (years / doubling) == pytest.approx(factor)          # doublings
+    with pytest.raises(ValueError, match="at least a year"):
+        links.growth("nvlink5", "nvlink1")
+
+
+def test_newest_of_a_year():
+    assert links.newest("PCIe", 2016, lanes=16).name == "pcie3x16"   # PCIe 4.0 is 2017
+    assert links.newest("PCIe", 2024, lanes=16).name == "pcie6x16"
+    with pytest.raises(ValueError, match="2002"):
+        links.newest("PCIe", 2002)
+
+
+def test_family_table_rows_are_the_catalog_values():
+    md = spec_tables.family_table("PCIe").data.splitlines()
+    assert md[0].startswith("| link | year | lanes | lane rate (GT/s) |")
+    assert len(md) == 2 + len(links.catalog("PCIe"))
+    # PCIe 6.0 x16: 64 GT/s x 16 lanes, FLIT mode; PCI-SIG's 121 GB/s per direction, 242 both ways
+    assert md[-1].endswith("| 2022 | 16 | 64 | 1b/1b FLIT (PAM4) (94.53\u00a0%) | 121 | 242 |")
+    # PCIe 1.0 x1: 2.5 GT/s with 8b/10b = 250 MB/s per direction
+    assert md[2] == "| PCIe\u00a01.0\u00a0x1 | 2003 | 1 | 2.5 | 8b/10b (80.00\u00a0%) | 0.25 | 0.5 |"
+    sources = spec_tables.family_sources("SLI").data
+    assert "`sli`" in sources and "latency (µs)" in sources
+    notes = spec_tables.family_notes("SLI").data
+    assert notes.startswith(":::{admonition} Notes: SLI\n:class: dropdown") and notes.endswith(":::\n")
