@@ -102,7 +102,8 @@ def eye_explorer(losses=tuple(range(0, 41, 5)), default_loss=10, noises=(0.005, 
 
     def alt(loss, noise, bit_rate, equalize):
         return (f"Two eye diagrams at {bit_rate / 1e9:g} Gb/s with {loss:g} dB of loss at NRZ's Nyquist frequency "
-                f"and noise {noise:g}: NRZ on the left with one eye, PAM4 on the right with three eyes a third as tall.")
+                f"and noise {noise:g}: NRZ on the left with one eye, PAM4 on the right with three eyes "
+                f"a third as tall.")
 
     return Explorer(
         "NRZ against PAM4 at the same bit rate",

@@ -17,6 +17,9 @@ from ...widgets import Explorer, Param
 
 __all__ = ["cluster_paths", "cluster_allreduce_explorer"]
 
+#: Server counts on the x axis: 2 to 1024.
+NODE_COUNTS = tuple(int(n) for n in 2 ** np.arange(1, 11))
+
 
 def cluster_paths(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4", gpu_nic_link="pcie5x16", spines=None):
     """Per-direction bandwidth and latency of a GPU's two paths in a :func:`topology.cluster`.
@@ -49,7 +52,7 @@ def cluster_paths(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4", gpu_nic_link=
 def cluster_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr", "eth-200g", "eth-400g", "eth-800g"),
                                default_nic="ib-ndr", oversubscriptions=(1.0, 2.0, 4.0),
                                sizes=(1 * MiB, 64 * MiB, 1 * GiB, 16 * GiB), default_size=1 * GiB,
-                               nodes=tuple(2 ** np.arange(1, 11)), gpus_per_node=8, nvlink="nvlink4",
+                               nodes=NODE_COUNTS, gpus_per_node=8, nvlink="nvlink4",
                                gpu_nic_link="pcie6x16"):
     """AllReduce time and bus bandwidth against the number of servers: flat ring against
     the hierarchical AllReduce on rail-optimised and on top-of-rack leaves (chapter "RDMA

@@ -77,7 +77,8 @@ def frame_time_explorer(res_names=("1080p", "1440p", "4K"), link_names=("sli", "
             p = R.simulate_frames("afr", n_gpus, pacing=True, **kw)
             l_raw.set_ydata(np.clip(a.steady_intervals[:n_show] / ms, 0, 99))
             l_pace.set_ydata(np.clip(p.steady_intervals[:n_show] / ms, 0, 99))
-            head.set_text(f"{n_gpus} GPU{'s' if n_gpus > 1 else ''}, {resolution}, render {fmt_time(rt)} ± {jitter:.0%}")
+            head.set_text(f"{n_gpus} GPU{'s' if n_gpus > 1 else ''}, {resolution}, "
+                          f"render {fmt_time(rt)} ± {jitter:.0%}")
             lines = [f"{'':18}{'no pacing':>11}{'paced':>9}"]
             for name, fa, fp in (("mean fps", a.mean_fps, p.mean_fps),
                                  ("mean interval ms", a.mean_interval / ms, p.mean_interval / ms),
