@@ -10,19 +10,21 @@ import pytest  # noqa: E402
 
 from interconnect import collectives as C  # noqa: E402
 from interconnect import links  # noqa: E402
+from interconnect import nvlink_machines as NVM  # noqa: E402
 from interconnect import rendering as R  # noqa: E402
-from interconnect.units import GB, GiB, ms, fmt_bandwidth, fmt_time  # noqa: E402
 from interconnect import signalling as sig  # noqa: E402
 from interconnect import topology as T  # noqa: E402
 from interconnect import transfer as X  # noqa: E402
 from interconnect.pcie_servers import eight_gpu_server, pcie_allreduce_times  # noqa: E402
-from interconnect.viz.explorers import pcie, physical_links, rdma_clusters, rendering, spec_tables  # noqa: E402
+from interconnect.units import GB, GiB, fmt_bandwidth, fmt_time, ms  # noqa: E402
+from interconnect.viz.explorers import nvlink, pcie, physical_links, rdma_clusters, rendering, spec_tables  # noqa: E402
 
 MAKERS = {
     "rendering.frame_time_explorer": rendering.frame_time_explorer,
     "rdma_clusters.cluster_allreduce_explorer": rdma_clusters.cluster_allreduce_explorer,
     "physical_links.eye_explorer": physical_links.eye_explorer,
     "pcie.pcie_tree_explorer": pcie.pcie_tree_explorer,
+    "nvlink.nvlink_allreduce_explorer": nvlink.nvlink_allreduce_explorer,
 }
 
 
@@ -229,3 +231,60 @@ def test_family_table_rows_are_the_catalog_values():
     assert "`sli`" in sources and "latency (µs)" in sources
     notes = spec_tables.family_notes("SLI").data
     assert notes.startswith(":::{admonition} Notes: SLI\n:class: dropdown") and notes.endswith(":::\n")
+
+
+# -- NVLink and NVSwitch ------------------------------------------------------------------
+def test_bidir_doubles_the_per_direction_figure():
+    # H100: 450 GB/s per direction is NVIDIA's "900 GB/s" (bidirectional)
+    assert nvlink.bidir(450 * GB) == fmt_bandwidth(900 * GB, "bidirectional")
+    assert "900" in nvlink.bidir(links.get_link("nvlink4").bandwidth)
+
+
+def test_dgx1_rings_use_the_links_nvidia_describes():
+    v100 = T.dgx1_hybrid_cube_mesh()
+    hops = lambda r: list(zip(r, r[1:] + r[:1]))  # noqa: E731
+    doubled, _, single, _ = NVM.DGX1_V100_RINGS
+    # "three interwoven rings of single NVLink connections" (NVIDIA DGX-1 V100 whitepaper):
+    # one single-link cycle, and a cycle over doubled links that holds the other two
+    assert all(v100.edges[a, b]["count"] == 2 for a, b in hops(doubled))
+    assert all(v100.edges[a, b]["count"] == 1 for a, b in hops(single))
+    # the P100 mesh: 16 pairs, one NVLink 1 link each; its two rings share no edge
+    p100 = NVM.dgx1_p100_mesh()
+    assert p100.number_of_edges() == 16
+    assert {d["bandwidth"] for *_, d in p100.edges(data=True)} == {links.get_link("nvlink1-link").bandwidth}
+    r1, _, r2, _ = NVM.DGX1_P100_RINGS
+    e1, e2 = ({frozenset(h) for h in hops(r)} for r in (r1, r2))
+    assert all(p100.has_edge(*h) for h in e1 | e2) and len(e1) == len(e2) == 8 and not e1 & e2
+
+
+def test_nvlink_machines_match_the_closed_forms():
+    ms = NVM.nvlink_machines()
+    assert [m.gpus for m in ms.values()] == [8, 8, 16, 8, 8, 8, 72, 576]
+    n = 1 * GiB
+    # NVLink SHARP: T = 2 alpha + n beta (each GPU sends n and receives n, overlapped)
+    sharp = ms["DGX H100 (8 H100, NVLink SHARP)"]
+    assert sharp.allreduce_time(n) == pytest.approx(2 * sharp.link.latency + n / sharp.link.bandwidth)
+    # 576-GPU domain: ring, T = 2 (p-1) alpha + 2 (p-1)/p n beta
+    big = ms["NVLink domain of 576 (ring)"]
+    assert big.allreduce_time(n) == pytest.approx(2 * 575 * big.link.latency + 2 * 575 / 576 * n / big.link.bandwidth)
+    # the simulated crossbar meets the ring's closed form (nothing shared on a crossbar)
+    h100 = ms["DGX H100 (8 H100, ring)"]
+    ring = 2 * 7 * h100.link.latency + 2 * 7 / 8 * n / (450 * GB)
+    assert h100.allreduce_time(n) == pytest.approx(ring, rel=1e-3)
+    # DGX-1 V100 with four rings: busbw reaches the six NVLink 2 links, 6 x 25 = 150 GB/s
+    v100 = ms["DGX-1 (8 V100, mesh)"]
+    busbw = C.bus_bandwidth("allreduce", n / v100.allreduce_time(n), 8)
+    assert busbw == pytest.approx(150 * GB, rel=0.01) and busbw < 150 * GB
+
+
+def test_nvlink_explorer_note_shows_the_models_time():
+    ms = NVM.nvlink_machines()
+    ex = nvlink.nvlink_allreduce_explorer(ms)
+    assert "NVLink domain of 576 (ring)" not in ex.params[0].values
+    name = "DGX H100 (8 H100, ring)"
+    note = _texts(ex.update(machine=name, nbytes=2.0 ** 30))[0]
+    t = ms[name].allreduce_time(2.0 ** 30)               # 1 GiB is one of the computed sizes
+    b = C.bus_bandwidth("allreduce", 2.0 ** 30 / t, 8)
+    assert note == (f"{name}\nAllReduce of 1 GiB on 8 GPUs: {fmt_time(t)}\n"
+                    f"busbw {fmt_bandwidth(b)} = {100 * b / (450 * GB):.0f} % of {fmt_bandwidth(450 * GB)} per GPU")
+    assert "for seven NVLink machines" in ex._alt(ex.defaults)
