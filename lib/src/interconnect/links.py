@@ -975,3 +975,87 @@ def plot_timeline(ax=None, families=None):
 
 
 __all__ += ["table", "plot_timeline"]
+
+
+# ----------------------------------------------------------------------------------
+# Questions across the catalog: growth between two entries, the newest of a year
+# ----------------------------------------------------------------------------------
+from typing import NamedTuple as _NamedTuple  # noqa: E402
+
+
+class Growth(_NamedTuple):
+    """Bandwidth growth from one catalog entry to a later one (see :func:`growth`)."""
+
+    first: Link
+    last: Link
+    factor: float          #: last.bandwidth / first.bandwidth
+    years: int             #: last.year - first.year
+    per_year: float        #: average growth per year, a fraction (0.41 = 41 % a year)
+    doubling: float        #: years per doubling at that rate
+
+
+def growth(first, last):
+    """How much the per-direction bandwidth grew from ``first`` to ``last``, and how fast.
+
+    With ``F = B_last / B_first`` over ``Y = year_last - year_first`` years, the average
+    (compound) growth per year is ``F ** (1 / Y) - 1`` and the bandwidth doubled every
+    ``Y ln 2 / ln F`` years.
+
+    Parameters
+    ----------
+    first, last : str or Link
+        Catalog entries (names for :func:`get_link`, or :class:`Link`), ``last`` at least
+        one year after ``first``.
+
+    Returns
+    -------
+    Growth
+        ``(first, last, factor, years, per_year, doubling)``, unpackable as a tuple.
+
+    Examples
+    --------
+    >>> g = growth("nvlink1", "nvlink5")          # P100 (2016) to B200 (2024), per GPU
+    >>> round(g.factor, 4), g.years, round(g.doubling, 2)
+    (11.25, 8, 2.29)
+    """
+    import math
+
+    a = first if isinstance(first, Link) else get_link(first)
+    b = last if isinstance(last, Link) else get_link(last)
+    years = b.year - a.year
+    if years <= 0:
+        raise ValueError(f"last={b.name!r} ({b.year}) must be at least a year after first={a.name!r} ({a.year})")
+    factor = b.bandwidth / a.bandwidth
+    per_year = factor ** (1 / years) - 1
+    doubling = years * math.log(2) / math.log(factor)
+    return Growth(a, b, factor, years, per_year, doubling)
+
+
+def newest(family, year, lanes=None):
+    """The entry of ``family`` with the latest year not after ``year`` (the first such in
+    catalog order on a tie): e.g. the newest PCIe x16 specification out by a given year.
+
+    Parameters
+    ----------
+    family : str
+        One of :func:`families`.
+    year : int
+    lanes : int, optional
+        Only entries with this many lanes (e.g. 16 for x16 slots).
+
+    Returns
+    -------
+    Link
+
+    Examples
+    --------
+    >>> newest("PCIe", 2016, lanes=16).name, newest("PCIe", 2024, lanes=16).name
+    ('pcie3x16', 'pcie6x16')
+    """
+    found = [l for l in catalog(family) if l.year <= year and (lanes is None or l.lanes == lanes)]
+    if not found:
+        raise ValueError(f"no {family} entry{f' with {lanes} lanes' if lanes else ''} is dated {year} or earlier")
+    return max(found, key=lambda l: l.year)
+
+
+__all__ += ["Growth", "growth", "newest"]

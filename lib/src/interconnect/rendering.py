@@ -72,7 +72,7 @@ from .links import Link, get_link
 __all__ = [
     "RESOLUTIONS", "MODES", "resolution_size", "frame_bytes", "transfer_fraction",
     "transfer_bytes_per_frame", "transfer_demand", "link_utilisation",
-    "max_fps_over_link", "frame_copy_time", "FrameTimeline", "simulate_frames",
+    "max_fps_over_link", "frame_copy_time", "scaled_render_time", "FrameTimeline", "simulate_frames",
     "AFRLatency", "afr_latency_penalty", "temporal_copy_bytes_per_s",
     "DualGPUBoard", "dual_gpu_boards", "dual_gpu_board", "dual_board_table",
     "plot_frame_intervals",
@@ -370,6 +370,39 @@ def frame_copy_time(mode, link, n_gpus, resolution, bytes_per_pixel=4):
         as_count("n_gpus", n_gpus, 2)
         return nbytes / lk.bandwidth
     return transfer_fraction(mode, n_gpus) * nbytes / lk.bandwidth
+
+
+def scaled_render_time(resolution, base_time=10e-3, base_resolution="1080p"):
+    """Render time of one frame on one GPU, scaled with the pixel count, s.
+
+    The simplest fill-rate-bound model: a frame that takes ``base_time`` at
+    ``base_resolution`` takes ``base_time * pixels / base_pixels`` at ``resolution``
+    (4K has four times the pixels of 1080p, so four times the time). Geometry and
+    other per-frame costs that do not scale with pixels are ignored.
+
+    Parameters
+    ----------
+    resolution, base_resolution : str or (int, int)
+        Named resolutions (:data:`RESOLUTIONS`) or ``(width, height)`` pairs.
+    base_time : float
+        Seconds for one frame at ``base_resolution`` (default 10 ms at 1080p, the
+        chapter's assumption).
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> round(scaled_render_time("4K") * 1e3, 6)   # ms: 4 x the pixels of 1080p
+    40.0
+    """
+    if not base_time > 0:
+        raise ValueError(f"base_time={base_time!r} must be a positive number of seconds")
+    w, h = resolution_size(resolution)
+    bw, bh = resolution_size(base_resolution)
+    return base_time * (w * h) / (bw * bh)
 
 
 def temporal_copy_bytes_per_s(n_gpus, resolution, fps, bytes_per_pixel=4, history_buffers=1):

@@ -54,7 +54,7 @@ __all__ = [
     "eye_height_fraction", "snr_penalty_db", "pam4_snr_penalty_db", "pam4_crossover_loss_db",
     "ENCODINGS", "encoding_efficiency", "overhead_fraction", "usable_rate",
     "fec_block_time", "amplitude_ratio", "trace_loss_db", "trace_reach",
-    "symbol_levels", "simulate_waveform", "eye_diagram", "eye_opening",
+    "symbol_levels", "simulate_waveform", "eye_diagram", "eye_opening", "same_bit_rate_eyes",
     "ReachPoint", "REACH", "reach_table", "media", "EnergyPoint", "ENERGY",
     "energy_table", "link_power", "bandwidth_wall",
 ]
@@ -511,6 +511,51 @@ def eye_opening(wave):
         if best is None or score > best[0]:
             best = (score, ops, k)
     return {"openings": best[1], "min": float(best[0]), "phase": best[2] / sps}
+
+
+def same_bit_rate_eyes(loss_db, noise_rms=0.01, modulations=("NRZ", "PAM4"), n_symbols=1024,
+                       samples_per_symbol=32, seed=7, equalize=True):
+    """NRZ against PAM4 at the same bit rate through the same channel: waveforms and eyes.
+
+    The channel loss ``loss_db`` is quoted at NRZ's Nyquist frequency. Under the
+    proportional-loss model of :func:`simulate_waveform` (loss in dB grows linearly with
+    frequency) a modulation with ``b`` bits per symbol runs at ``1/b`` of NRZ's baud, so
+    its Nyquist frequency, and the loss there, is ``loss_db / b``: PAM4 sees half of it.
+    Each modulation's waveform is :func:`simulate_waveform` with that loss, the same
+    noise and seed; its eye is :func:`eye_opening`.
+
+    Parameters
+    ----------
+    loss_db : float
+        Channel loss at NRZ's Nyquist frequency, dB, >= 0.
+    noise_rms : float
+        Receiver noise, as for :func:`simulate_waveform`.
+    modulations : sequence of str
+        Keys of :data:`MODULATIONS`.
+    n_symbols, samples_per_symbol, seed, equalize
+        As for :func:`simulate_waveform` (the defaults are the chapter's).
+
+    Returns
+    -------
+    dict
+        ``{modulation: {"loss_db": float, "wave": dict, "opening": float}}``: the loss at
+        that modulation's Nyquist frequency, the waveform and the worst-case eye opening
+        (fraction of the full swing; negative when closed).
+
+    Examples
+    --------
+    >>> eyes = same_bit_rate_eyes(0.0, noise_rms=0.0)       # no loss, no noise: ideal eyes
+    >>> round(eyes["NRZ"]["opening"], 6), round(eyes["PAM4"]["opening"], 6)
+    (1.0, 0.333333)
+    """
+    loss = float(as_nonnegative("loss_db", loss_db, "dB"))
+    out = {}
+    for m in modulations:
+        loss_m = loss / bits_per_symbol(m)
+        w = simulate_waveform(m, n_symbols, samples_per_symbol, loss_db=loss_m, noise_rms=noise_rms, seed=seed,
+                              equalize=equalize)
+        out[m] = {"loss_db": loss_m, "wave": w, "opening": eye_opening(w)["min"]}
+    return out
 
 
 # ----------------------------------------------------------------------------------

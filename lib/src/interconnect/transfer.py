@@ -53,7 +53,7 @@ from .links import get_link
 from .units import GB, fmt_bandwidth, fmt_bytes, fmt_time
 
 __all__ = ["Transfer", "HOST_MEMORY_BANDWIDTH", "HOST_MEMORY_BANDWIDTH_DDR5", "p2p_supported", "p2p_copy",
-           "host_staged_copy", "gpudirect_rdma", "bounce_buffer"]
+           "host_of", "concurrent_host_reads", "host_staged_copy", "gpudirect_rdma", "bounce_buffer"]
 
 #: Host memory bandwidth of one socket, bytes/s: 4 channels of DDR4-2400 x 8 bytes =
 #: 76.8 GB/s, Intel's figure for the Xeon E5-2698 v4 of the DGX-1 (Intel ARK "Max
@@ -293,6 +293,71 @@ def _host_of(g, gpu):
         raise ValueError(f"{gpu!r} has no PCIe route to a CPU in this graph; host staging needs "
                          "a PCIe tree (topology.pcie_tree(), or dgx1_hybrid_cube_mesh(with_pcie=True))")
     return best[-1], best
+
+
+def host_of(g, gpu):
+    """The CPU (root complex) that ``gpu`` hangs under: the nearest ``"cpu"`` node over
+    PCIe, with no other CPU on the way.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology with a PCIe tree (:func:`interconnect.topology.pcie_tree`, or
+        :func:`interconnect.topology.dgx1_hybrid_cube_mesh` with ``with_pcie=True``).
+    gpu : str
+        A GPU node.
+
+    Returns
+    -------
+    str
+        The CPU node; its memory is the GPU's local host memory.
+
+    Examples
+    --------
+    >>> from interconnect import topology
+    >>> g = topology.pcie_tree(4, 1, 2)
+    >>> host_of(g, "gpu1"), host_of(g, "gpu6")
+    ('cpu0', 'cpu1')
+    """
+    _gpu(g, "gpu", gpu)
+    return _host_of(g, gpu)[0]
+
+
+def concurrent_host_reads(g, nbytes=1 * GB, gpus=None):
+    """Per-GPU bandwidth when every GPU copies ``nbytes`` from its own socket's memory at
+    the same time (a batch load), simulated with :func:`interconnect.netsim.simulate`.
+
+    One flow per GPU, from :func:`host_of` to the GPU, all starting at once; links are
+    shared by max-min fairness, so GPUs behind one switch split its uplink. Host memory
+    bandwidth is not modelled (one socket's DDR4 is several times an x16 link).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology with a PCIe tree (see :func:`host_of`).
+    nbytes : float
+        Bytes each GPU reads, > 0.
+    gpus : sequence of str, optional
+        The GPUs that read; default all of them (:func:`interconnect.topology.gpus`).
+
+    Returns
+    -------
+    float
+        ``nbytes`` over the time the last copy finishes, bytes/s per GPU.
+
+    Examples
+    --------
+    >>> from interconnect import topology
+    >>> g = topology.pcie_tree(4, 1, 2)            # 4 GPUs share each switch's x16 uplink
+    >>> round(concurrent_host_reads(g) / topology.path_bandwidth(g, "sw0", "cpu0"), 6)
+    0.25
+    """
+    from . import netsim
+
+    nbytes = float(as_positive("nbytes", nbytes, "bytes"))
+    gpus = topo.gpus(g) if gpus is None else list(gpus)
+    flows = [netsim.Flow(host_of(g, x), x, nbytes) for x in gpus]
+    return float(nbytes / netsim.simulate(g, flows).finish.max())
 
 
 def host_staged_copy(g, src_gpu, dst_gpu, nbytes, host_memory_bandwidth=HOST_MEMORY_BANDWIDTH,

@@ -1,0 +1,116 @@
+"""Explorers of the chapter "NVLink and NVSwitch" (``book/history/nvlink.ipynb``).
+
+Presentation only: the machines and their AllReduce times are
+:func:`interconnect.nvlink_machines.nvlink_machines`; the bus bandwidth is
+:func:`interconnect.collectives.bus_bandwidth`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import collectives as C
+from ... import plots
+from ...nvlink_machines import nvlink_machines
+from ...units import GB, fmt_bandwidth, fmt_bytes, fmt_time
+from ...widgets import Explorer, Param
+
+__all__ = ["bidir", "nvlink_allreduce_explorer"]
+
+#: Message sizes at which every machine is timed: 4 KiB to 16 GiB, every factor of 4.
+CURVE_SIZES = tuple(2.0 ** np.arange(12, 35, 2))
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def bidir(bw):
+    """A per-direction bandwidth shown as the bidirectional figure vendors quote
+    (``2 * bw``, labelled "bidirectional")."""
+    return fmt_bandwidth(2 * bw, "bidirectional")
+
+
+def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (ring)",),
+                              default_machine="DGX H100 (8 H100, ring)",
+                              curve_sizes=CURVE_SIZES,
+                              slider_sizes=tuple(2.0 ** k for k in (16, 20, 26, 30, 34)), default_size=2.0 ** 30):
+    """AllReduce bus bandwidth against message size on the NVLink machines, one drawn bold
+    (chapter "NVLink and NVSwitch").
+
+    Thin lines: every machine's busbw (:func:`interconnect.collectives.bus_bandwidth` of
+    :meth:`interconnect.nvlink_machines.NVLinkMachine.allreduce_time`) at ``curve_sizes``.
+    Sliders: the machine drawn bold and the message size marked on it; the note gives the
+    time there (log-log interpolation between the computed sizes) and the busbw as a share
+    of the GPU's NVLink bandwidth.
+
+    Parameters
+    ----------
+    machines : dict, optional
+        ``{name: NVLinkMachine}``; default :func:`interconnect.nvlink_machines.nvlink_machines`.
+    exclude : sequence of str
+        Machines left out (the 576-GPU domain, whose curve needs no simulation to read).
+    default_machine : str
+        The machine drawn bold at first.
+    curve_sizes : sequence of float
+        Message sizes at which every machine is timed, bytes (4 KiB to 16 GiB).
+    slider_sizes : sequence of float
+        Message sizes offered on the slider, bytes.
+    default_size : float
+        One of ``slider_sizes``.
+
+    Returns
+    -------
+    interconnect.widgets.Explorer
+    """
+    machines = nvlink_machines() if machines is None else machines
+    names = [k for k in machines if k not in exclude]
+    sizes = np.asarray(curve_sizes, dtype=float)
+    curves = {}
+    for name in names:
+        m = machines[name]
+        ts = np.array([m.allreduce_time(s) for s in sizes])
+        curves[name] = (ts, C.bus_bandwidth("allreduce", sizes / ts, m.gpus), m.link, m.gpus)
+
+    def at(machine, nbytes):
+        ts, _, link, p = curves[machine]
+        t = np.interp(np.log2(nbytes), np.log2(sizes), ts)
+        return t, C.bus_bandwidth("allreduce", nbytes / t, p), link, p
+
+    def make_figure():
+        fig, ax = plots.new_figure("AllReduce bus bandwidth on NVLink machines", "message size n",
+                                   "busbw (GB/s, per direction)", figsize=(9.6, 4.6))
+        colours = (0, 1, 2, 3, 4, 5, 7)
+        for i, name in enumerate(names):
+            ax.plot(sizes, curves[name][1] / GB, color=plots.PALETTE[colours[i % len(colours)]], lw=1.3,
+                    ls=plots.LINESTYLES[i % len(plots.LINESTYLES)], alpha=0.8, label=name)
+        (bold,) = ax.plot(sizes, curves[names[0]][1] / GB, color="black", lw=3.2)
+        (mark,) = ax.plot([slider_sizes[0]], [1.0], "o", ms=11, mfc="none", mec=plots.PALETTE[3], mew=2.4)
+        plots.bytes_axis(ax)
+        ax.set_yscale("log")
+        ax.set_ylim(0.5, 3e4)
+        ax.set_xlim(sizes[0], sizes[-1])
+        ax.legend(loc="upper left", fontsize=7.5, ncols=2)
+        note = ax.text(0.985, 0.04, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
+                       bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+
+        def update(machine, nbytes):
+            bold.set_ydata(curves[machine][1] / GB)
+            t, b, link, p = at(machine, nbytes)
+            mark.set_data([nbytes], [b / GB])
+            note.set_text(f"{machine}\nAllReduce of {fmt_bytes(nbytes)} on {p} GPUs: {fmt_time(t)}\n"
+                          f"busbw {fmt_bandwidth(b)} = {100 * b / link.bandwidth:.0f} % of "
+                          f"{fmt_bandwidth(link.bandwidth)} per GPU")
+            return [bold, mark, note]
+
+        return fig, update
+
+    def alt(machine, nbytes):
+        t = at(machine, nbytes)[0]
+        return (f"Log-log plot of AllReduce bus bandwidth against message size from {fmt_bytes(sizes[0])} to "
+                f"{fmt_bytes(sizes[-1])} for {_WORDS[len(names)] if len(names) < len(_WORDS) else len(names)} NVLink "
+                f"machines; {machine} is bold. "
+                f"At {fmt_bytes(nbytes)} it takes {fmt_time(t)}.")
+
+    return Explorer("AllReduce on NVLink machines",
+                    [Param("machine", "machine", tuple(names), default_machine),
+                     Param("nbytes", "message size", tuple(slider_sizes), default_size, fmt=fmt_bytes)],
+                    make_figure, static=["machine", "nbytes"], alt=alt)
