@@ -35,7 +35,7 @@ from ._validate import as_count, as_fraction, as_nonnegative, as_positive, choic
 from .parallel import StepTime, mfu
 
 __all__ = ["STAGES", "loader_stages", "pipeline_throughput", "data_stall_fraction", "synthetic_step_log",
-           "analyse_step_log", "scaling_efficiency"]
+           "analyse_step_log", "scaling_efficiency", "node_cluster"]
 
 #: The stages of :func:`loader_stages`, in the order data flows through them.
 STAGES = ("storage", "network", "decode", "h2d", "gpu")
@@ -282,3 +282,46 @@ def scaling_efficiency(time_base, time_scaled, scale, mode="weak"):
     m = choice("mode", mode, ("weak", "strong"))
     eff = np.asarray(a) / np.asarray(b) if m == "weak" else np.asarray(a) / (np.asarray(k) * np.asarray(b))
     return _out(eff)
+
+
+def node_cluster(intra, inter, gpu="H100", gpus_per_node=8, nics_per_node=None):
+    """A cluster of identical nodes, from catalog names: the machine the chapters compare.
+
+    :class:`interconnect.parallel.Cluster` with the GPU's peak and HBM bandwidth
+    (:mod:`interconnect.devices`), ``intra`` between the GPUs of a node and ``inter`` between
+    nodes, and the efficiencies :data:`interconnect.parallel.CALIBRATED_GEMM_EFFICIENCY` and
+    :data:`interconnect.parallel.CALIBRATED_COMM_EFFICIENCY` (fitted on DGX A100).
+
+    Parameters
+    ----------
+    intra, inter : str or interconnect.links.Link
+        Catalog names (``"nvlink4"``, ``"pcie5x16"``; ``"ib-ndr"``, ``"eth-100g"``) or entries.
+    gpu : str
+        A GPU of :mod:`interconnect.devices`.
+    gpus_per_node : int
+        GPUs sharing the ``intra`` domain, >= 1.
+    nics_per_node : int, optional
+        NICs of type ``inter`` per node, shared by its GPUs: each GPU gets
+        ``inter.bandwidth * nics_per_node / gpus_per_node``. None (default): one NIC per GPU.
+
+    Returns
+    -------
+    interconnect.parallel.Cluster
+
+    Examples
+    --------
+    >>> c = node_cluster("nvlink4", "ib-ndr")
+    >>> c.intra_bandwidth / 1e9, c.inter_bandwidth / 1e9      # GB/s per direction per GPU
+    (450.0, 50.0)
+    """
+    from .devices import get_gpu
+    from .links import get_link
+    from .parallel import CALIBRATED_COMM_EFFICIENCY, CALIBRATED_GEMM_EFFICIENCY, Cluster
+
+    d = get_gpu(gpu)
+    a, b = (get_link(x) if isinstance(x, str) else x for x in (intra, inter))
+    inter_bw = b.bandwidth
+    if nics_per_node is not None:
+        inter_bw = b.bandwidth * as_count("nics_per_node", nics_per_node) / gpus_per_node
+    return Cluster(gpus_per_node, d.peak_flops, a.bandwidth, a.latency, inter_bw, b.latency,
+                   CALIBRATED_GEMM_EFFICIENCY, CALIBRATED_COMM_EFFICIENCY, d.memory_bandwidth)

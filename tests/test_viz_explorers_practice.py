@@ -1,0 +1,60 @@
+"""Explorers of the practice chapters and of "Reliability at scale" (interconnect.viz.explorers.*).
+
+Each explorer builds, its static frames cover the grid of its static sliders and differ, and
+a number it shows (its note or its alt text) is the model's value for a chosen setting.
+"""
+
+import os
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from interconnect import applications as A  # noqa: E402
+from interconnect.units import fmt_time  # noqa: E402
+from interconnect.viz.explorers import applications as xa  # noqa: E402
+
+MAKERS = {"decode_explorer": xa.decode_explorer}
+
+
+@pytest.fixture(scope="module", params=sorted(MAKERS))
+def explorer(request):
+    return MAKERS[request.param]()
+
+
+def test_frames_cover_the_static_grid_and_differ(explorer):
+    frames = explorer.frames()
+    expected = np.prod([len(p.values) for p in explorer.params if p.name in explorer.static])
+    assert len(frames) == expected
+    uris = [uri for uri, _ in frames.values()]
+    assert len(set(uris)) == len(uris)
+    assert all(alt.strip() for _, alt in frames.values())
+
+
+def _note(ex, **values):
+    """The text box of the first axes after drawing ``values`` (the others at their defaults)."""
+    ex._draw(values)
+    return ex.fig.axes[0].texts[0].get_text()
+
+
+# --- applications ------------------------------------------------------------------------------
+
+def test_decode_explorer_shows_the_decode_model():
+    ex = xa.decode_explorer()
+    # Llama 2 13B, batch 8, 4,096-token context, PCIe 5.0, t = 8: the model's time per token
+    t_nv = A.llama2_decode("13B", 8, "nvlink4", batch=8).total
+    t_pc = A.llama2_decode("13B", 8, "pcie5x16", batch=8).total
+    note = _note(ex, model="13B", batch=8)
+    assert f"t = 8: NVLink {fmt_time(t_nv)}, pcie5x16 {fmt_time(t_pc)}" in note
+    assert f"{8 / t_nv:,.0f} vs {8 / t_pc:,.0f} tokens/s" in note
+    # 70B at batch 128: 140 GB of weights + 128 x 4,096 x 320 KiB = 172 GB of KV cache > 4 x 76 GB
+    alt = ex._alt(ex.defaults | {"batch": 128})
+    assert alt.endswith("the model fits at t = 8.")
+    # at batch 1 (1.3 GB of KV cache) two GPUs hold it
+    assert ex._alt(ex.defaults | {"batch": 1}).endswith("the model fits at t = 2, 4, 8.")
+
+
+def test_decode_explorer_rejects_a_default_not_offered():
+    with pytest.raises(ValueError, match="default_pcie"):
+        xa.decode_explorer(pcie_links=("pcie4x16",))
