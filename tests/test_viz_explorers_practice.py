@@ -12,10 +12,12 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from interconnect import applications as A  # noqa: E402
+from interconnect import reliability as R  # noqa: E402
 from interconnect.units import fmt_time  # noqa: E402
 from interconnect.viz.explorers import applications as xa  # noqa: E402
+from interconnect.viz.explorers import reliability as xr  # noqa: E402
 
-MAKERS = {"decode_explorer": xa.decode_explorer}
+MAKERS = {"decode_explorer": xa.decode_explorer, "goodput_explorer": xr.goodput_explorer}
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
@@ -58,3 +60,22 @@ def test_decode_explorer_shows_the_decode_model():
 def test_decode_explorer_rejects_a_default_not_offered():
     with pytest.raises(ValueError, match="default_pcie"):
         xa.decode_explorer(pcie_links=("pcie4x16",))
+
+
+# --- reliability -------------------------------------------------------------------------------
+
+def test_goodput_explorer_shows_the_goodput_model():
+    ex = xr.goodput_explorer()
+    assert ex.defaults["gpu_mtbf"] == R.LLAMA3_GPU_MTBF
+    # 4,096 GPUs at the Llama 3 failure rate (job MTBF 12.4 h), 1-minute checkpoints, 10-minute restart
+    m = R.cluster_mtbf(R.LLAMA3_GPU_MTBF, 4096)
+    assert m / 3600 == pytest.approx(4 * 54 * 24 / 419)          # 16,384 / 4,096 = 4 x the logged job MTBF
+    note = _note(ex, n_gpus=4096, checkpoint=60.0)
+    assert f"job MTBF {fmt_time(m)}" in note
+    assert f"Daly {fmt_time(R.daly_interval(60.0, m))}" in note
+    assert f"best goodput {100 * R.best_goodput(60.0, m, 600.0):.1f} %" in note
+    # the shown best is Young's first-order balance 1 - sqrt(2 delta / M), less the restarts, to 0.1 %
+    assert R.best_goodput(60.0, m, 600.0) == pytest.approx((1 - np.sqrt(2 * 60.0 / m)) * np.exp(-600.0 / m),
+                                                           abs=1e-3)
+    alt = ex._alt(ex.defaults)
+    assert f"peaking at {100 * R.best_goodput(300.0, R.cluster_mtbf(R.LLAMA3_GPU_MTBF, 16_384), 600.0):.1f} %" in alt
