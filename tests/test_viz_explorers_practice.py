@@ -13,11 +13,14 @@ import pytest  # noqa: E402
 
 from interconnect import applications as A  # noqa: E402
 from interconnect import reliability as R  # noqa: E402
+from interconnect import trends  # noqa: E402
 from interconnect.units import fmt_time  # noqa: E402
 from interconnect.viz.explorers import applications as xa  # noqa: E402
+from interconnect.viz.explorers import outlook as xo  # noqa: E402
 from interconnect.viz.explorers import reliability as xr  # noqa: E402
 
-MAKERS = {"decode_explorer": xa.decode_explorer, "goodput_explorer": xr.goodput_explorer}
+MAKERS = {"decode_explorer": xa.decode_explorer, "goodput_explorer": xr.goodput_explorer,
+          "bytes_per_flop_explorer": xo.bytes_per_flop_explorer}
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
@@ -79,3 +82,18 @@ def test_goodput_explorer_shows_the_goodput_model():
                                                            abs=1e-3)
     alt = ex._alt(ex.defaults)
     assert f"peaking at {100 * R.best_goodput(300.0, R.cluster_mtbf(R.LLAMA3_GPU_MTBF, 16_384), 600.0):.1f} %" in alt
+
+
+# --- outlook -----------------------------------------------------------------------------------
+
+def test_bytes_per_flop_explorer_shows_the_projection():
+    ex = xo.bytes_per_flop_explorer()
+    ex._draw({"bw_growth": 1.2, "flops_growth": 1.7})
+    note = ex.fig.axes[1].texts[0].get_text()
+    r = trends.project(2032, 1.2, 1.7)
+    assert note.startswith(f"2032: {1e3 * r['bytes_per_flop']:.3f} B per 1,000 FLOP")
+    assert f"DP break-even {r['dp_break_even_tokens']:,.0f} tokens/GPU" in note
+    # the H100 in 2022: 450 GB/s over 989.4 TFLOP/s is 0.45 bytes per 1,000 FLOP
+    alt = ex._alt({"bw_growth": 1.3, "flops_growth": 1.3})
+    assert "projected from 450 GB/s in 2022" in alt
+    assert alt.endswith("reaching 0.455 in 2032, against 0.45 for the H100.")   # equal rates: flat
