@@ -16,11 +16,12 @@ from interconnect import reliability as R  # noqa: E402
 from interconnect import trends  # noqa: E402
 from interconnect.units import fmt_time  # noqa: E402
 from interconnect.viz.explorers import applications as xa  # noqa: E402
+from interconnect.viz.explorers import distinctions as xd  # noqa: E402
 from interconnect.viz.explorers import outlook as xo  # noqa: E402
 from interconnect.viz.explorers import reliability as xr  # noqa: E402
 
 MAKERS = {"decode_explorer": xa.decode_explorer, "goodput_explorer": xr.goodput_explorer,
-          "bytes_per_flop_explorer": xo.bytes_per_flop_explorer}
+          "bytes_per_flop_explorer": xo.bytes_per_flop_explorer, "roofline_explorer": xd.roofline_explorer}
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
@@ -97,3 +98,20 @@ def test_bytes_per_flop_explorer_shows_the_projection():
     alt = ex._alt({"bw_growth": 1.3, "flops_growth": 1.3})
     assert "projected from 450 GB/s in 2022" in alt
     assert alt.endswith("reaching 0.455 in 2032, against 0.45 for the H100.")   # equal rates: flat
+
+
+# --- distinctions ------------------------------------------------------------------------------
+
+def test_roofline_explorer_shows_the_tp_roofline():
+    ex = xd.roofline_explorer()
+    # H100 (989.4 TFLOP/s dense BF16) on PCIe 5.0 x16 (16 lanes x 32 GT/s x 128/130 / 8 = 63.0 GB/s per
+    # direction); a TP-8 layer of h = 8,192 sends one byte per 3h/(t-1) = 3,511 FLOP (Megatron, two
+    # AllReduces of 2h bytes per 24h^2/t FLOP): the link roof gives 3,511 x 63.0 GB/s = 221 TFLOP/s, 22 %
+    pcie = 16 * 32e9 * 128 / 130 / 8
+    intensity = 3 * 8192 / 7
+    note = _note(ex, gpu="H100", link_name="GPU's PCIe x16", tp=8)
+    assert f"ridge {989.4e12 / pcie:,.0f} FLOP/B" in note
+    assert f"TP-8: {intensity:,.0f} FLOP/B, {100 * intensity * pcie / 989.4e12:.0f} % of peak" in note
+    assert "22 % of peak" in note
+    # on NVLink 4 (450 GB/s) the same layer is above the ridge (2,199 FLOP/B): the full peak
+    assert ex._alt({"gpu": "H100", "link_name": "GPU's NVLink", "tp": 8}).endswith("reaches 100 % of peak.")
