@@ -12,16 +12,19 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from interconnect import applications as A  # noqa: E402
+from interconnect import operations as O  # noqa: E402
 from interconnect import reliability as R  # noqa: E402
 from interconnect import trends  # noqa: E402
 from interconnect.units import fmt_time  # noqa: E402
 from interconnect.viz.explorers import applications as xa  # noqa: E402
 from interconnect.viz.explorers import distinctions as xd  # noqa: E402
+from interconnect.viz.explorers import operations as xop  # noqa: E402
 from interconnect.viz.explorers import outlook as xo  # noqa: E402
 from interconnect.viz.explorers import reliability as xr  # noqa: E402
 
 MAKERS = {"decode_explorer": xa.decode_explorer, "goodput_explorer": xr.goodput_explorer,
-          "bytes_per_flop_explorer": xo.bytes_per_flop_explorer, "roofline_explorer": xd.roofline_explorer}
+          "bytes_per_flop_explorer": xo.bytes_per_flop_explorer, "roofline_explorer": xd.roofline_explorer,
+          "loader_explorer": xop.loader_explorer}
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
@@ -115,3 +118,20 @@ def test_roofline_explorer_shows_the_tp_roofline():
     assert "22 % of peak" in note
     # on NVLink 4 (450 GB/s) the same layer is above the ridge (2,199 FLOP/B): the full peak
     assert ex._alt({"gpu": "H100", "link_name": "GPU's NVLink", "tp": 8}).endswith("reaches 100 % of peak.")
+
+
+# --- operations --------------------------------------------------------------------------------
+
+def test_loader_explorer_shows_the_bottleneck():
+    ex = xop.loader_explorer()
+    assert ex.defaults == {"cpu_cores": 112, "storage_bandwidth": 2e9, "decode_rate": 150.0, "gpu_per_gpu": 3000.0}
+    # the chapter's node: 112 cores x 150 images/s = 16,800 images/s bind; the GPUs could take 24,000,
+    # so they wait 1 - 16,800 / 24,000 = 30 % of the time (the bottleneck bound, Lazowska et al. 1984)
+    note = _note(ex)
+    assert note == "binds: CPU decode\nthroughput 16,800 images/s\nGPUs wait 30 % of the time"
+    # 224 cores decode 33,600/s: storage binds at 2 GB/s / 110 kB = 18,182 images/s
+    note = _note(ex, cpu_cores=224)
+    assert note.startswith("binds: storage read\nthroughput 18,182 images/s")
+    st_ = O.loader_stages(**{**O.image_loader_node(), "cpu_cores": 224})
+    assert f"GPUs wait {100 * O.data_stall_fraction(st_):.0f} %" in note
+    assert "is the shortest bar and binds, giving 18,182 images/s" in ex._alt(ex.defaults | {"cpu_cores": 224})
