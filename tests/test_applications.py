@@ -108,3 +108,62 @@ def test_decode_roofline_takes_the_longer_of_memory_and_arithmetic():
     assert big.total == pytest.approx(big.compute + big.comm)
     with pytest.raises(ValueError, match="peak_flops"):
         A.decode_step(70e9, 80, 8192, 8, NV4_BW, NV4_LAT, HBM, peak_flops=0.0)
+
+
+# --- the chapter's serving scenario (Llama 2 on H100) -----------------------------------------
+# Sizes: Touvron et al. 2023 (arXiv:2307.09288), Table 1: 70B has 80 layers, h = 8192 and 8 KV heads
+# (grouped-query attention), 7B has 32 layers and 32 heads of 128. KV cache per token (Kwon et al. 2023,
+# sec. 3): 2 (K and V) x layers x KV heads x 128 x 2 bytes.
+KV_TOKEN_70B = 2 * 80 * 8 * 128 * 2          # 327,680 B = 320 KiB per token
+KV_TOKEN_7B = 2 * 32 * 32 * 128 * 2          # 524,288 B = 0.5 MiB per token
+
+
+def test_serving_batch_is_free_memory_over_kv_per_sequence():
+    # 8 x 76 GB less 140 GB of BF16 weights, in sequences of 4,096 tokens: 468e9 / 1.342e9 = 348.7
+    assert A.max_batch(8, 76e9, 140e9, KV_TOKEN_70B * 4096) == 348
+    assert A.serve(8, "nvlink4")[0] == 348
+    # t = 2: 12 GB of room, 8 sequences; 16,384-token contexts on 8 GPUs: 87
+    assert A.serve(2, "nvlink4")[0] == 8
+    assert A.serve(8, "nvlink4", context=16384)[0] == 87
+    with pytest.raises(ValueError, match="tp=1"):
+        A.serve(1, "nvlink4")           # 140 GB of weights do not fit 76 GB
+
+
+def test_group_fits_weights_plus_kv():
+    kv = KV_TOKEN_70B * 4096             # one sequence of 4,096 tokens, 1.34 GB
+    assert A.group_fits(np.array([1, 2, 4, 8]), 76e9, 140e9, kv).tolist() == [False, True, True, True]
+    assert A.group_fits(2, 76e9, 140e9, 12e9) is True       # 152 GB >= 152 GB
+    assert A.group_fits(2, 76e9, 140e9, 12.1e9) is False
+
+
+def test_llama2_decode_single_gpu_is_weights_plus_kv_over_hbm():
+    # 7B on one H100 at batch 1: no AllReduce, the step reads 14 GB of weights and a 4,096-token
+    # KV cache (2 GiB) at 3.35 TB/s (H100 SXM datasheet); the arithmetic is far shorter
+    d = A.llama2_decode("7B", 1, "nvlink4", batch=1, context=4096)
+    assert KV_TOKEN_7B * 4096 == 2 ** 31
+    assert d.comm == 0.0
+    assert d.total == pytest.approx((14e9 + 2 ** 31) / HBM, rel=1e-12)
+
+
+def test_llama2_decode_is_decode_step_with_the_chapter_arguments():
+    from interconnect import devices, links, memory, parallel
+
+    h, pc = devices.get_gpu("H100"), links.get_link("pcie5x16")
+    tps = np.array([1, 2, 4, 8])
+    direct = A.decode_step(70e9, 80, 8192, tps, pc.bandwidth, pc.latency, h.memory_bandwidth, batch=32,
+                           kv_bytes=memory.kv_cache_bytes(80, 8, 128, 4096, 32),
+                           peak_flops=h.peak_flops * parallel.CALIBRATED_GEMM_EFFICIENCY)
+    assert np.array_equal(A.llama2_decode("70B", tps, "pcie5x16", batch=32).total, direct.total)
+
+
+def test_the_chapter_machines_are_the_datasheet_machines():
+    # NVLink 4: 900 GB/s per GPU both directions (450 per direction); NDR: 400 Gb/s = 50 GB/s per NIC;
+    # H100 SXM: 989.4 TFLOP/s dense BF16, 3.35 TB/s HBM3 (the scenario the chapter and its checkers share)
+    from interconnect import scenarios
+
+    nodes = scenarios.applications().nodes
+    c = nodes["NVLink nodes, 8 NICs"]
+    assert (c.gpus_per_node, c.intra_bandwidth, c.inter_bandwidth) == (8, 450e9, 50e9)
+    assert (c.peak_flops, c.memory_bandwidth) == (989.4e12, 3.35e12)
+    assert nodes["PCIe nodes, 8 NICs"].intra_bandwidth == pytest.approx(16 * 32e9 * 128 / 130 / 8)
+    assert nodes["NVLink nodes, 1 NIC"].inter_bandwidth == 50e9 / 8     # one NIC shared by 8 GPUs

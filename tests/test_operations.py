@@ -124,3 +124,69 @@ def test_scaling_efficiency_closed_forms():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# --- the chapter's machines, placements and link sensitivity ------------------------------------
+
+def test_the_chapter_machines_are_the_datasheet_machines():
+    # H100 SXM: 989.4 TFLOP/s dense BF16, 3.35 TB/s; NVLink 4 450 GB/s per direction; NDR 400 Gb/s = 50 GB/s;
+    # 100 GbE = 12.5 GB/s (the scenario the chapter and its checkers share)
+    from interconnect import scenarios
+
+    c = scenarios.operations().clusters["NVLink + NDR IB"]
+    assert (c.gpus_per_node, c.peak_flops, c.memory_bandwidth) == (8, 989.4e12, 3.35e12)
+    assert (c.intra_bandwidth, c.inter_bandwidth) == (450e9, 50e9)
+    assert (c.gemm_efficiency, c.comm_efficiency) == (P.CALIBRATED_GEMM_EFFICIENCY, P.CALIBRATED_COMM_EFFICIENCY)
+    assert scenarios.operations().clusters["PCIe + 100 GbE"].inter_bandwidth == 12.5e9
+    assert Cluster.from_links("A100", "nvlink3", "ib-hdr") == Cluster.dgx_a100()
+
+def test_image_loader_node_rates_are_the_chapter_closed_forms():
+    # 112 cores x 150 images/s = 16,800; 2 GB/s / 110 kB = 18,182; 8 x 3,000 = 24,000 (DGX H100, chapter text)
+    st_ = O.loader_stages(**O.image_loader_node())
+    assert st_["decode"] == pytest.approx(16_800)
+    assert st_["storage"] == pytest.approx(2e9 / 110e3)
+    assert st_["gpu"] == pytest.approx(24_000)
+    assert st_["h2d"] == pytest.approx(8 * 16 * 32e9 * 128 / 130 / 8 / (224 * 224 * 3))
+    assert O.pipeline_throughput(st_) == (pytest.approx(16_800), "decode")
+
+
+def test_split_rings_use_every_rail_once_each_way():
+    for k in (2, 4, 8):
+        rings = O.split_rings(k)
+        assert len(rings) == k
+        members = {f"n0.gpu{i}" for i in range(k)} | {f"n1.gpu{i}" for i in range(k)}
+        assert all(set(r) == members and len(r) == 2 * k for r in rings)
+        # the two hops between the nodes of ring r: n0.gpu r -> n1.gpu r (rail r) and back on rail r + 1
+        out = sorted(r[k - 1] for r in rings)
+        back = sorted(r[-1] for r in rings)
+        assert out == sorted(f"n0.gpu{i}" for i in range(k))
+        assert back == sorted(f"n1.gpu{i}" for i in range(k))
+        assert all(r[k - 1][-1] == r[k][-1] for r in rings)        # leaves and arrives on the same rail
+
+
+def test_tp_placement_times_match_the_ring_closed_forms():
+    # Ring AllReduce (Thakur et al. 2005): 2 (p-1) (alpha + n / (p B)) with p = 8, alpha = 0.6 us. In one node
+    # B is NVLink 4 (450 GB/s); split 4 + 4 with one ring the bottleneck is the one NDR NIC (50 GB/s) each way;
+    # with four rings, one per rail, each NIC carries a quarter of the bytes.
+    n, a = 256e6, 0.6e-6
+    t = O.tp_placement_times(n)
+    assert list(t) == list(O.PLACEMENTS)
+    assert t["one node (NVLink)"] == pytest.approx(14 * (a + n / 8 / 450e9), rel=0.01)
+    assert t["split 4 + 4, one ring"] == pytest.approx(14 * n / 8 / 50e9, rel=0.03)
+    assert t["split 4 + 4, four rings"] == pytest.approx(14 * n / 4 / 8 / 50e9, rel=0.03)
+
+
+def test_link_sensitivity_scales_the_bandwidth_terms():
+    # alpha-beta: with zero latency every communication time is bytes / bandwidth, so dividing every
+    # bandwidth by k multiplies each unoverlapped communication term by k: step = compute + k comm
+    m = ModelConfig(24, 2048, 16, 2048, 51200, 64)
+    lay = Layout(dp=16, tp=1, pp=1, dp_overlap=0.0)
+    from dataclasses import replace
+
+    cl = replace(Cluster.from_links("H100", "nvlink4", "ib-ndr"), intra_latency=0.0, inter_latency=0.0)
+    s = P.step_time(m, lay, cl)
+    comm = s.tp_comm + s.pp_comm + s.ep_comm + s.dp_comm_exposed
+    assert s.total == pytest.approx(s.compute + s.bubble + comm) and comm > 0.05 * s.total
+    assert O.link_sensitivity(m, lay, cl, bandwidth_divisor=4) == pytest.approx((s.total + 3 * comm) / s.total)
+    assert O.link_sensitivity(m, lay, cl) == 1.0
+    assert O.link_sensitivity(m, lay, cl, latency_factor=10) == 1.0      # no latency to multiply

@@ -62,3 +62,22 @@ def test_errors_name_the_parameter():
         R.cluster_mtbf(100.0, 0)
     with pytest.raises(ValueError, match="restart_time"):
         R.expected_wall_time(1.0, 1.0, 1.0, 1.0, -1.0)
+
+
+def test_llama3_gpu_mtbf_is_the_published_log():
+    # Dubey et al. 2024, sec. 3.3.4: 419 unexpected interruptions in 54 days on 16,384 GPUs
+    assert R.cluster_mtbf(R.LLAMA3_GPU_MTBF, 16_384) == pytest.approx(54 * 24 * 3600 / 419)
+    assert R.cluster_mtbf(R.LLAMA3_GPU_MTBF, 16_384) / 3600 == pytest.approx(3.09, abs=0.01)
+    assert R.LLAMA3_GPU_MTBF / (365 * 24 * 3600) == pytest.approx(5.79, abs=0.01)   # about 50,700 GPU-hours
+
+
+@pytest.mark.parametrize("d, m", [(30.0, 100 * 3600.0), (10.0, 30 * 24 * 3600.0), (60.0, 10 * 3600.0)])
+def test_best_goodput_is_youngs_first_order_balance(d, m):
+    # Young (1974): at tau = sqrt(2 delta M) the waste is delta/tau + tau/(2M) = sqrt(2 delta / M),
+    # to first order; the higher-order terms are O(delta / M)
+    assert R.best_goodput(d, m) == pytest.approx(1 - np.sqrt(2 * d / m), abs=2 * d / m)
+    # a restart R multiplies the wall time by exp(R / M) (Daly 2006), whatever the interval
+    assert R.best_goodput(d, m, 600.0) == pytest.approx(R.best_goodput(d, m) * np.exp(-600.0 / m), rel=1e-12)
+    # and no interval does better than Daly's (within its 0.2 % accuracy)
+    taus = np.logspace(0, 7, 2000)
+    assert R.goodput(taus, d, m).max() <= R.best_goodput(d, m) * 1.002

@@ -18,12 +18,19 @@ contains, and states its assumptions plainly:
   sends). The surface-to-volume ratio ``faces * halo / n`` is why small subdomains are
   communication-bound.
 * :func:`job_cost` -- what a job costs at an hourly price per instance.
+* The chapter's serving scenario: :data:`LLAMA2` (the three Llama 2 shapes),
+  :func:`llama2_decode` (:func:`decode_step` for one of them on H100s),
+  :func:`max_batch` and :func:`group_fits` (does the KV cache fit next to the weights in
+  the TP group), :func:`serve` (the largest batch that fits and its decode step). The chapter's training machines
+  are :meth:`interconnect.parallel.Cluster.from_links` (:func:`interconnect.scenarios.applications`).
 
 All arguments and results in SI units: bytes, seconds, bytes/s (per direction),
 FLOP/s; money in whatever currency the price is in.
 
 References
 ----------
+H. Touvron et al., "Llama 2: Open Foundation and Fine-Tuned Chat Models", arXiv:2307.09288,
+2023, Table 1 and sec. 2.2 (sizes; grouped-query attention with 8 key-value heads in 70B).
 R. Pope et al., "Efficiently Scaling Transformer Inference", MLSys 2023 (arXiv:2211.05102).
 M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, sec. 3.
 W. Kwon et al., "Efficient Memory Management for Large Language Model Serving with
@@ -37,10 +44,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_count, as_nonnegative, as_positive
+from ._validate import as_count, as_nonnegative, as_positive, choice
 from .collectives import collective_time
+from .units import GB
 
-__all__ = ["DecodeStep", "decode_step", "HaloStep", "halo_step", "halo_crossover", "job_cost"]
+__all__ = ["DecodeStep", "decode_step", "HaloStep", "halo_step", "halo_crossover", "job_cost",
+           "LLAMA2", "LLAMA2_HEAD_DIM", "H100_USABLE_MEMORY", "llama2_decode", "max_batch", "group_fits", "serve"]
 
 
 def _out(x):
@@ -286,3 +295,169 @@ def job_cost(wall_time, instances, price_per_instance_hour):
     k = as_count("instances", instances)
     p = as_positive("price_per_instance_hour", price_per_instance_hour)
     return _out(np.asarray(k) * np.asarray(p) * np.asarray(t) / 3600.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The chapter's serving scenario: Llama 2 on H100s
+# ---------------------------------------------------------------------------------------------
+
+#: Llama 2 shapes (Touvron et al. 2023, Table 1): name -> (parameters N, layers l, hidden h,
+#: key-value heads). 7B and 13B use multi-head attention (as many KV heads as query heads);
+#: 70B uses grouped-query attention with 8 KV heads.
+LLAMA2 = {"7B": (7e9, 32, 4096, 32), "13B": (13e9, 40, 5120, 40), "70B": (70e9, 80, 8192, 8)}
+
+#: Head dimension of every Llama 2 model (h / heads = 128).
+LLAMA2_HEAD_DIM = 128
+
+#: Memory of one 80 GB H100 the chapter lets weights and KV cache use: 80 GB less 4 GB for the
+#: CUDA context, activations and communication buffers (as in the chapter on planning a cluster).
+H100_USABLE_MEMORY = 76 * GB
+
+
+def _link(link):
+    from .links import get_link
+
+    return get_link(link) if isinstance(link, str) else link
+
+
+def llama2_decode(model, tp, link, batch=1, context=4096, gpu="H100"):
+    """:func:`decode_step` of a Llama 2 model on ``tp`` GPUs joined by ``link``.
+
+    The weights are 16-bit, the KV cache holds ``context`` tokens of each of ``batch``
+    sequences (:func:`interconnect.memory.kv_cache_bytes` with the model's key-value heads),
+    and the GEMMs run at the calibrated fraction
+    :data:`interconnect.parallel.CALIBRATED_GEMM_EFFICIENCY` of the GPU's peak.
+
+    Parameters
+    ----------
+    model : {"7B", "13B", "70B"}
+        A key of :data:`LLAMA2`.
+    tp : int or array of int
+        Tensor-parallel degree, >= 1.
+    link : str or interconnect.links.Link
+        The link the TP group runs on (a catalog name such as ``"nvlink4"``, or an entry).
+    batch : int
+        Sequences decoded together, >= 1.
+    context : int
+        Tokens held in the KV cache per sequence.
+    gpu : str
+        A GPU of :mod:`interconnect.devices` (its HBM bandwidth and peak).
+
+    Returns
+    -------
+    DecodeStep
+
+    Examples
+    --------
+    >>> d = llama2_decode("70B", 8, "nvlink4")
+    >>> round(d.total * 1e3, 2)        # ms per token at batch 1, 4,096-token context
+    6.63
+    """
+    from .devices import get_gpu
+    from .memory import kv_cache_bytes
+    from .parallel import CALIBRATED_GEMM_EFFICIENCY
+
+    n, layers, hidden, kv_heads = LLAMA2[choice("model", model, tuple(LLAMA2))]
+    g, lk = get_gpu(gpu), _link(link)
+    return decode_step(n, layers, hidden, tp, lk.bandwidth, lk.latency, g.memory_bandwidth, batch=batch,
+                       kv_bytes=kv_cache_bytes(layers, kv_heads, LLAMA2_HEAD_DIM, context, batch),
+                       peak_flops=g.peak_flops * CALIBRATED_GEMM_EFFICIENCY)
+
+
+def max_batch(tp, memory_per_gpu, weight_bytes, kv_bytes_per_sequence):
+    """Largest batch whose KV cache fits next to the weights in a TP group of ``tp`` GPUs.
+
+    ``floor((tp M - W) / kv)``: the group's memory less the weights, in whole sequences.
+    Negative when the weights alone do not fit.
+
+    Parameters
+    ----------
+    tp : int
+        GPUs in the group, >= 1.
+    memory_per_gpu : float
+        Usable bytes per GPU (for example :data:`H100_USABLE_MEMORY`).
+    weight_bytes : float
+        Bytes of the whole model's weights (split over the group).
+    kv_bytes_per_sequence : float
+        KV-cache bytes of one sequence at its full context, > 0.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> max_batch(8, 76e9, 140e9, 327_680 * 4096)   # Llama 2 70B, 4,096-token contexts
+    348
+    """
+    kv = as_positive("kv_bytes_per_sequence", kv_bytes_per_sequence, "bytes")
+    return int((as_count("tp", tp) * as_positive("memory_per_gpu", memory_per_gpu, "bytes")
+                - as_nonnegative("weight_bytes", weight_bytes, "bytes")) // kv)
+
+
+def group_fits(tp, memory_per_gpu, weight_bytes, kv_bytes):
+    """Whether weights and KV cache fit in a TP group: ``tp M >= W + kv``.
+
+    Parameters
+    ----------
+    tp : int or array of int
+        GPUs in the group, >= 1.
+    memory_per_gpu, weight_bytes, kv_bytes : float
+        Usable bytes per GPU, bytes of the weights and of the whole batch's KV cache.
+
+    Returns
+    -------
+    bool or ndarray of bool
+    """
+    t = as_count("tp", tp)
+    out = np.asarray(t) * memory_per_gpu >= weight_bytes + kv_bytes
+    return bool(out) if out.ndim == 0 else out
+
+
+def serve(tp, link, context=4096, batch=None, model="70B", memory_per_gpu=H100_USABLE_MEMORY, gpu="H100"):
+    """Serve a Llama 2 model with the largest batch that fits: the batch and its decode step.
+
+    The batch is :func:`max_batch` of the group (16-bit weights, the KV cache of ``context``
+    tokens per sequence), or ``batch`` if given; the step is :func:`llama2_decode`.
+
+    Parameters
+    ----------
+    tp : int
+        Tensor-parallel degree, >= 1.
+    link : str or interconnect.links.Link
+        The link the TP group runs on.
+    context : int
+        Tokens per sequence held in the KV cache.
+    batch : int, optional
+        Decode this batch instead of the largest that fits.
+    model : {"7B", "13B", "70B"}
+        A key of :data:`LLAMA2`.
+    memory_per_gpu : float
+        Usable bytes per GPU.
+    gpu : str
+        A GPU of :mod:`interconnect.devices`.
+
+    Returns
+    -------
+    (int, DecodeStep)
+
+    Raises
+    ------
+    ValueError
+        If the weights leave no room for one sequence.
+
+    Examples
+    --------
+    >>> b, d = serve(8, "nvlink4")
+    >>> b, round(d.tokens_per_second)
+    (348, 12634)
+    """
+    from .memory import kv_cache_bytes
+
+    n, layers, _, kv_heads = LLAMA2[choice("model", model, tuple(LLAMA2))]
+    b_max = max_batch(tp, memory_per_gpu, 2 * n, kv_cache_bytes(layers, kv_heads, LLAMA2_HEAD_DIM, 1) * context)
+    b = b_max if batch is None else batch
+    if b < 1:
+        raise ValueError(f"tp={tp!r}: the weights of Llama 2 {model} leave no room for one sequence of {context} "
+                         f"tokens in {tp} x {memory_per_gpu:.3g} bytes; use a larger group")
+    return b, llama2_decode(model, tp, link, batch=b, context=context, gpu=gpu)

@@ -15,6 +15,13 @@ library does not have:
   record: compute and exposed communication per step), and :func:`analyse_step_log`
   turns a log into throughput, MFU and communication share; :func:`scaling_efficiency`
   compares two scales.
+* **Placement and link sensitivity.** :func:`split_rings` and :func:`tp_placement_times`
+  time a tensor-parallel AllReduce with its group in one node or split over two
+  (:mod:`interconnect.netsim`); :func:`link_sensitivity` is the step time of a workload
+  when every link is slower, relative to the machine as it is.
+* **The chapter's machines** are :meth:`interconnect.parallel.Cluster.from_links` (shared
+  with the exercise checkers through :func:`interconnect.scenarios.operations`);
+  :func:`image_loader_node` is the data-loading example of one DGX H100-class node.
 
 Units are SI: bytes, seconds, bytes/s (per direction), samples/s.
 
@@ -35,7 +42,8 @@ from ._validate import as_count, as_fraction, as_nonnegative, as_positive, choic
 from .parallel import StepTime, mfu
 
 __all__ = ["STAGES", "loader_stages", "pipeline_throughput", "data_stall_fraction", "synthetic_step_log",
-           "analyse_step_log", "scaling_efficiency"]
+           "analyse_step_log", "scaling_efficiency", "image_loader_node", "split_rings",
+           "PLACEMENTS", "tp_placement_times", "link_sensitivity"]
 
 #: The stages of :func:`loader_stages`, in the order data flows through them.
 STAGES = ("storage", "network", "decode", "h2d", "gpu")
@@ -282,3 +290,141 @@ def scaling_efficiency(time_base, time_scaled, scale, mode="weak"):
     m = choice("mode", mode, ("weak", "strong"))
     eff = np.asarray(a) / np.asarray(b) if m == "weak" else np.asarray(a) / (np.asarray(k) * np.asarray(b))
     return _out(eff)
+
+
+def image_loader_node(gpus=8):
+    """The data-loading example of the chapter: image classification on one DGX H100-class node.
+
+    112 CPU cores and 8 GPUs on PCIe 5.0 x16 (DGX H100 user guide); the rest are typical
+    values, not measurements: stored JPEGs of 110 kB decoded into 224 x 224 x 3 bytes,
+    150 images/s decoded per core, 2 GB/s from a shared file system for this node, a 200 GbE
+    storage link, and 3,000 images/s per GPU when the GPUs are never starved.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs in the node (each with its own PCIe 5.0 x16 link, each taking 3,000 images/s).
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`loader_stages`.
+
+    Examples
+    --------
+    >>> stages = loader_stages(**image_loader_node())
+    >>> pipeline_throughput(stages)        # 112 cores x 150 images/s: the CPUs bind
+    (16800.0, 'decode')
+    """
+    from .links import get_link
+    from .units import GB, KB
+
+    return dict(sample_bytes=110 * KB, decoded_bytes=224 * 224 * 3, storage_bandwidth=2 * GB,
+                network_bandwidth=get_link("eth-200g").bandwidth, cpu_cores=112, decode_rate=150.0,
+                h2d_bandwidth=gpus * get_link("pcie5x16").bandwidth, gpu_rate=gpus * 3000.0)
+
+
+def split_rings(k=4, nodes=("n0", "n1")):
+    """``k`` ring orders over a group split ``k + k`` over two nodes, one ring per rail.
+
+    Ring ``r`` visits the ``k`` GPUs of the first node starting at GPU ``r + 1``, so it
+    leaves that node from GPU ``r`` (rail ``r``), then the ``k`` GPUs of the second node
+    starting at GPU ``r``, so it returns on rail ``r + 1``: each rail's NIC carries one
+    ring each way, as NCCL's channels do. Node names are those of
+    :func:`interconnect.topology.cluster` (``"n0.gpu3"``).
+
+    Parameters
+    ----------
+    k : int
+        GPUs of the group in each node, >= 1.
+    nodes : (str, str)
+        The two nodes.
+
+    Returns
+    -------
+    list of list of str
+        ``k`` ring orders over the same ``2 k`` GPUs.
+
+    Examples
+    --------
+    >>> split_rings(2)
+    [['n0.gpu1', 'n0.gpu0', 'n1.gpu0', 'n1.gpu1'], ['n0.gpu0', 'n0.gpu1', 'n1.gpu1', 'n1.gpu0']]
+    """
+    k = as_count("k", k)
+    a, b = nodes
+    rings = []
+    for r in range(k):
+        s = (r + 1) % k
+        rings.append([f"{a}.gpu{(s + i) % k}" for i in range(k)] + [f"{b}.gpu{(r + i) % k}" for i in range(k)])
+    return rings
+
+
+#: The placements :func:`tp_placement_times` compares, in its order.
+PLACEMENTS = ("one node (NVLink)", "split 4 + 4, one ring", "split 4 + 4, four rings")
+
+
+def tp_placement_times(nbytes, g=None):
+    """AllReduce time of an 8-GPU tensor-parallel group in one node, and split 4 + 4 over two.
+
+    Simulated with :mod:`interconnect.netsim` on two DGX H100-like nodes
+    (:func:`interconnect.topology.cluster` with ``nodes=2``: NVLink 4 through NVSwitch
+    inside, one NDR NIC per GPU between): the group on ``n0.gpu0-7`` (one ring over
+    NVLink); on ``n0.gpu0-3`` and ``n1.gpu0-3`` with one ring, which crosses between the
+    nodes through one NIC each way; and with four rings, one per rail
+    (:func:`split_rings`), as NCCL spreads its channels over the NICs.
+
+    Parameters
+    ----------
+    nbytes : float
+        Size of the AllReduce, bytes.
+    g : networkx.Graph, optional
+        A two-node :func:`interconnect.topology.cluster` (default: ``cluster(nodes=2)``).
+
+    Returns
+    -------
+    dict
+        Seconds, keyed by :data:`PLACEMENTS`.
+    """
+    from .netsim import simulate_collective, simulate_rings
+    from .topology import cluster
+
+    g = cluster(nodes=2) if g is None else g
+    one_node = [f"n0.gpu{i}" for i in range(8)]
+    split = [f"n0.gpu{i}" for i in range(4)] + [f"n1.gpu{i}" for i in range(4)]
+    times = (simulate_collective(g, "allreduce", nbytes, ranks=one_node).time,
+             simulate_collective(g, "allreduce", nbytes, ranks=split).time,
+             simulate_rings(g, nbytes, split_rings()).time)
+    return dict(zip(PLACEMENTS, times))
+
+
+def link_sensitivity(model, layout, cluster, bandwidth_divisor=1.0, latency_factor=1.0):
+    """Step time with every link slower, relative to the step time on ``cluster``.
+
+    Both levels of links (inside and between nodes) get their bandwidth divided by
+    ``bandwidth_divisor`` and their latency multiplied by ``latency_factor``; the ratio of
+    :func:`interconnect.parallel.step_time` on that machine to the one on ``cluster`` says
+    how much the workload needs from the links (1: not at all).
+
+    Parameters
+    ----------
+    model : interconnect.parallel.ModelConfig
+    layout : interconnect.parallel.Layout
+    cluster : interconnect.parallel.Cluster
+    bandwidth_divisor : float
+        >= 1 for slower links.
+    latency_factor : float
+        >= 1 for slower links.
+
+    Returns
+    -------
+    float
+    """
+    from dataclasses import replace
+
+    from .parallel import step_time
+
+    d = as_positive("bandwidth_divisor", bandwidth_divisor)
+    k = as_positive("latency_factor", latency_factor)
+    slow = replace(cluster, intra_bandwidth=cluster.intra_bandwidth / d, inter_bandwidth=cluster.inter_bandwidth / d,
+                   intra_latency=cluster.intra_latency * k, inter_latency=cluster.inter_latency * k)
+    return step_time(model, layout, slow).total / step_time(model, layout, cluster).total
