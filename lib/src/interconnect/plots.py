@@ -17,7 +17,6 @@ import base64
 import io
 
 import matplotlib
-
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_nonnegative, as_positive, choice
 from ._stable import stable
+from ._validate import as_nonnegative, as_positive, choice
 
 # sizes, decimal (SI) and binary (IEC), in bytes
 B = 1.0

@@ -19,14 +19,13 @@ view and the book's ``_config.yml`` drops it, so the book renders the static HTM
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import itertools
 import json
 import re
 from dataclasses import dataclass, field
-
-import base64
-import io
 
 import matplotlib.pyplot as plt
 import numpy as np

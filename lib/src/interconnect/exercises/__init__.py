@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import math
-import numbers
 import pkgutil
 from dataclasses import dataclass, field
 

@@ -5,7 +5,7 @@ import numpy as np
 from .. import collectives as C
 from .. import devices, links
 from .. import parallel as P
-from ..units import GiB, MiB, TB, bidirectional, per_direction
+from ..units import TB, GiB, MiB, bidirectional, per_direction
 from . import Answer, exercise
 
 CHAPTER = "book/practice/distinctions"

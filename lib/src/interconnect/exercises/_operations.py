@@ -105,7 +105,7 @@ def _ops_ex_placement():
 def _ops_ex_scaling():
     cl = _cluster("NVLink + NDR IB")
     peak = devices.get_gpu("H100").peak_flops
-    res, med = {}, {}
+    res = {}
     for nodes, seed, rate in ((2, 1, 0.0), (16, 2, 0.05)):
         mod = replace(_m13(), global_batch=32 * nodes)
         st = parallel.step_time(mod, Layout(dp=nodes, tp=8, pp=1, dp_overlap=0.5), cl)

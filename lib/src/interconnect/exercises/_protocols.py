@@ -7,7 +7,7 @@ from .. import links
 from .. import topology as topo
 from .. import transfer as T
 from ..units import GB, GiB, KiB, MiB
-from . import Answer, exercise, not_numeric
+from . import Answer, exercise
 
 CHAPTER = "book/stack/protocols"
 

@@ -1,6 +1,5 @@
 """Checkers for the chapter "Multi-GPU rendering" (book/history/rendering)."""
 
-import numpy as np
 
 from .. import links
 from .. import rendering as R

@@ -65,7 +65,6 @@ def _tp_ex_count():
     gpt3, dgx = _gpt3(), _machine("DGX A100, NVLink 3")
     sel, full = _layout(), _layout(recompute="full")
     m = sel.microbatches(gpt3.global_batch)
-    per_stage = gpt3.layers // sel.pp
     # one AllReduce of 2sbh bytes at the calibrated NVLink 3 rate; tp_comm_time is a whole number of them
     n_tp = 2 * gpt3.seq_len * sel.microbatch * gpt3.hidden
     one = C.collective_time("allreduce", n_tp, sel.tp, dgx.intra_bandwidth * dgx.comm_efficiency, dgx.intra_latency)

@@ -2,7 +2,6 @@
 
 import itertools
 
-from .. import links
 from .. import topology as T
 from . import Answer, exercise, not_numeric
 
@@ -13,7 +12,6 @@ CHAPTER = "book/stack/topology"
 @exercise("topo-ex-torus", CHAPTER, parts=("torus_diameter", "ring_diameter", "torus_bisection", "ring_bisection"),
           doc="diameter (hops) and bisection bandwidth (B/s per direction) of an 8x8 torus and a 64-GPU ring")
 def _topo_ex_torus():
-    b = links.get_link("nvlink2-link").bandwidth
     tor, ring = T.torus((8, 8)), T.ring(64)
     return {
         "torus_diameter": Answer(T.diameter(tor), "1", rtol=0, mistakes={"used k instead of floor(k/2) per dimension": 16}),
@@ -32,7 +30,6 @@ _OVERSUB = [(k, r) for k in (4, 8) for r in (1, 2, 4)]
 @exercise("topo-ex-oversub", CHAPTER, parts=tuple(f"k{k}_r{r}" for k, r in _OVERSUB),
           doc="bisection bandwidth (B/s per direction) of k=4 and k=8 fat trees at 1:1, 2:1 and 4:1, (k^3/8) b / r")
 def _topo_ex_oversub():
-    b = links.get_link("ib-ndr").bandwidth
     out = {}
     for k, r in _OVERSUB:
         bis = T.bisection_bandwidth(T.fat_tree(k, oversubscription=r), method="heuristic")

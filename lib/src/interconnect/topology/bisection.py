@@ -52,7 +52,9 @@ class _CutEvaluator:
         self.big = total + 1
         rows, cols, data = [], [], []
         for (i, j), c in caps.items():
-            rows.append(i); cols.append(j); data.append(c)
+            rows.append(i)
+            cols.append(j)
+            data.append(c)
         self.term_slots = []
         for e in self.ends:
             i = self.idx[e]

@@ -206,7 +206,7 @@ class ShortestPaths:
         nodes, tags = [t], []
         v = t
         while preds[v]:
-            for u, r in preds[v]:
+            for u, r in preds[v]:  # noqa: B007 (u and r are the chosen edge, used after the loop)
                 if i < memo[u]:
                     break
                 i -= memo[u]
