@@ -23,7 +23,8 @@ def main(argv):
     for path in notebooks(argv):
         nb = nbformat.read(path, as_version=4)
         start = time.perf_counter()
-        NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
         nbformat.write(nb, path)
         print(f"{path}: executed in {time.perf_counter() - start:.1f} s")
 

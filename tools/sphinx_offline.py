@@ -27,7 +27,8 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
 
 
 _CSS = """
-.ic-explorer { border: 1px solid var(--pst-color-border, #ccc); border-radius: 6px; padding: 0.6rem 0.8rem; margin: 0.8rem 0; background: var(--pst-color-surface, #fafafa); }
+.ic-explorer { border: 1px solid var(--pst-color-border, #ccc); border-radius: 6px; padding: 0.6rem 0.8rem; \
+margin: 0.8rem 0; background: var(--pst-color-surface, #fafafa); }
 .ic-explorer-title { margin-bottom: 0.4rem; }
 .ic-explorer-row { display: flex; align-items: center; gap: 0.6rem; margin: 0.15rem 0; font-size: 0.92rem; }
 .ic-explorer-label { min-width: 14rem; }

@@ -42,7 +42,8 @@ def perturbation():
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"INTERCONNECT_PERTURB={text!r} is not a number; expected a relative size in [0, 1e-9]") from None
+        raise ValueError(f"INTERCONNECT_PERTURB={text!r} is not a number; "
+                         "expected a relative size in [0, 1e-9]") from None
     if not 0.0 <= value <= 1e-9:
         raise ValueError(f"INTERCONNECT_PERTURB={text!r} is out of range; expected a relative size in [0, 1e-9]")
     return value

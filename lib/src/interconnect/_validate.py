@@ -49,7 +49,8 @@ def as_positive(name, value, unit=""):
     arr = _as_array(name, value)
     if np.any(arr <= 0):
         bad = arr[arr <= 0].flat[0]
-        raise ValueError(f"{name}={_show(value)} (e.g. {bad!r}) is not allowed; {name} must be > 0{unit and ' ' + unit}")
+        raise ValueError(f"{name}={_show(value)} (e.g. {bad!r}) is not allowed; "
+                         f"{name} must be > 0{unit and ' ' + unit}")
     return _ret(arr, value)
 
 
@@ -58,7 +59,8 @@ def as_nonnegative(name, value, unit=""):
     arr = _as_array(name, value)
     if np.any(arr < 0):
         bad = arr[arr < 0].flat[0]
-        raise ValueError(f"{name}={_show(value)} (e.g. {bad!r}) is not allowed; {name} must be >= 0{unit and ' ' + unit}")
+        raise ValueError(f"{name}={_show(value)} (e.g. {bad!r}) is not allowed; "
+                         f"{name} must be >= 0{unit and ' ' + unit}")
     return _ret(arr, value)
 
 

@@ -81,7 +81,8 @@ def llm_analysis_estimate(model, layout, gpu_name="a100-sxm-80gb", flops_efficie
         raise ValueError(f"layout={layout!r} is not an interconnect.parallel.Layout")
     train = _train()
     if train is None:
-        raise RuntimeError("llm-analysis is not installed: pip install --no-deps llm-analysis==0.2.2 'fire<0.6' six termcolor")
+        raise RuntimeError("llm-analysis is not installed: "
+                           "pip install --no-deps llm-analysis==0.2.2 'fire<0.6' six termcolor")
     cfg = {"name": model.name or "model", "num_layers": model.layers, "n_head": model.heads,
            "hidden_dim": model.hidden, "vocab_size": model.vocab, "max_seq_len": model.seq_len,
            "ffn_embed_dim": 4 * model.hidden}

@@ -106,7 +106,8 @@ def png_bytes(fig, dpi=80, colors=None):
     from PIL import Image
 
     buf.seek(0)
-    img = Image.open(buf).convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    img = Image.open(buf).convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT,
+                                                  dither=Image.Dither.NONE)
     out = io.BytesIO()
     img.save(out, format="PNG", optimize=True)
     return out.getvalue()

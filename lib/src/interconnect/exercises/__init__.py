@@ -90,8 +90,8 @@ class Answer:
 #: Generic mistakes: name -> (factors given/expected, explanation).
 GENERIC_MISTAKES = {
     "direction": ((2.0, 0.5), "a factor of 2: per direction against both directions "
-                              "(bidirectional figures add the two directions; the library and the answers use per direction "
-                              "unless the exercise says otherwise)"),
+                              "(bidirectional figures add the two directions; the library and the answers "
+                              "use per direction unless the exercise says otherwise)"),
     "bits": ((8.0, 1 / 8.0), "a factor of 8: bits against bytes (Gb/s against GB/s)"),
     "gib": ((2**30 / 1e9, 1e9 / 2**30, 2**20 / 1e6, 1e6 / 2**20, 2**40 / 1e12, 1e12 / 2**40),
             "a factor of 1.07 (or 1.05, 1.10): binary units (GiB, MiB, TiB) against decimal ones (GB, MB, TB)"),
@@ -237,7 +237,8 @@ def describe(label):
     lines = [f"{ex.label} ({ex.chapter}): {ex.doc}" if ex.doc else f"{ex.label} ({ex.chapter})"]
     for k in ex.parts:
         a = ans[k]
-        what = ("one of " + ", ".join(repr(c) for c in a.choices)) if a.is_choice else f"a number in {_unit_text(a.unit)}"
+        what = (("one of " + ", ".join(repr(c) for c in a.choices)) if a.is_choice
+                else f"a number in {_unit_text(a.unit)}")
         lines.append(f"  {k}: {what}")
     return "\n".join(lines)
 
@@ -362,7 +363,8 @@ def _close(given, want, rtol):
     want = np.asarray(want, dtype=float)
     if given.shape != want.shape:
         return False
-    return bool(np.all(np.abs(given - want) <= rtol * np.abs(want) + 1e-300)) if rtol > 0 else bool(np.all(given == want))
+    return (bool(np.all(np.abs(given - want) <= rtol * np.abs(want) + 1e-300)) if rtol > 0
+            else bool(np.all(given == want)))
 
 
 def _check_part(label, part, a, given):
@@ -394,14 +396,16 @@ def _check_part(label, part, a, given):
     # the exercise's own mistakes first: they are the most specific
     for desc, wrong in a.mistakes.items():
         if _close(arr, wrong, max(a.rtol, 1e-9)):
-            return Verdict(label, part, False, given, a.value, desc, f"✗ {head}: {shown} is not right. Likely mistake: {desc}.")
+            return Verdict(label, part, False, given, a.value, desc,
+                           f"✗ {head}: {shown} is not right. Likely mistake: {desc}.")
     generic = a.generic if a.generic is not None else _DEFAULT_GENERIC.get(a.unit, ("prefix",))
     for name in generic:
         factors, desc = GENERIC_MISTAKES[name]
         for f in factors:
             if _close(arr, want * f, a.rtol):
                 return Verdict(label, part, False, given, a.value, desc,
-                               f"✗ {head}: {shown} is not right; it is off by {_ratio_text(f)}. Likely mistake: {desc}.")
+                               f"✗ {head}: {shown} is not right; it is off by {_ratio_text(f)}. "
+                               f"Likely mistake: {desc}.")
     if want.ndim == 0 and float(want) != 0 and float(arr) != 0:
         r = float(arr) / float(want)
         hint = f"it is {r:.3g}× the expected answer" if r > 0 else "its sign is wrong"
@@ -448,7 +452,8 @@ def check(label, answer, part=None):
             raise AnswerError("pass either a dict of parts or part=..., not both")
         unknown = [k for k in answer if k not in ex.parts]
         if unknown:
-            raise AnswerError(f"answer has parts {unknown} that {label!r} does not have; its parts are {list(ex.parts)}")
+            raise AnswerError(f"answer has parts {unknown} that {label!r} does not have; "
+                              f"its parts are {list(ex.parts)}")
         if not answer:
             raise AnswerError(f"answer is an empty dict; {label!r} has parts {list(ex.parts)}")
         return Report(tuple(_check_part(label, k, ans[k], answer[k]) for k in ex.parts if k in answer))

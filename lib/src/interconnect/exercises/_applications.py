@@ -120,7 +120,8 @@ def _app_ex_shuffle():
         out[part] = Answer(t, "s", mistakes={
             "sent the whole 400 GB through each GPU's link; each rank sends only the D/p it holds":
                 C.collective_time("alltoall", d, 8, lk.bandwidth, lk.latency, "direct"),
-            "forgot that each GPU keeps 1/p of its rows: it sends (p - 1)/p of D/p": d / 8 / lk.bandwidth + 7 * lk.latency})
+            "forgot that each GPU keeps 1/p of its rows: it sends (p - 1)/p of D/p":
+                d / 8 / lk.bandwidth + 7 * lk.latency})
     return out
 
 

@@ -111,7 +111,8 @@ def _dp_ex_fp32():
     t2 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM, grad_bytes=2.0)
     t4 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM, grad_bytes=4.0)
     out["factor"] = Answer(t4 / t2, "1", mistakes={
-        "gave the ratio of the efficiencies, not of the break-even tokens": out["eff_bf16"].value / out["eff_fp32"].value})
+        "gave the ratio of the efficiencies, not of the break-even tokens":
+            out["eff_bf16"].value / out["eff_fp32"].value})
     return out
 
 

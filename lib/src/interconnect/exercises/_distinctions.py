@@ -57,15 +57,18 @@ def _dis_ex_scale():
 
 # dis-ex-ridge: H100 ridge intensities for HBM, NVLink 4 and PCIe 5.0 x16
 @exercise("dis-ex-ridge", CHAPTER, parts=("hbm", "nvlink4", "pcie5"),
-          doc="H100 ridge intensities peak / bandwidth (FLOP per byte) for HBM, NVLink 4 and PCIe 5.0 x16, per direction")
+          doc="H100 ridge intensities peak / bandwidth (FLOP per byte) for HBM, NVLink 4 and PCIe 5.0 x16, "
+              "per direction")
 def _dis_ex_ridge():
     g = devices.get_gpu("H100")
     out = {"hbm": Answer(P.ridge_intensity(g.peak_flops, g.memory_bandwidth), "1",
-                         mistakes={"divided bandwidth by peak (B/F instead of F/B)": g.memory_bandwidth / g.peak_flops})}
+                         mistakes={"divided bandwidth by peak (B/F instead of F/B)":
+                                   g.memory_bandwidth / g.peak_flops})}
     for part, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16")):
         lk = links.get_link(name)
         out[part] = Answer(P.ridge_intensity(g.peak_flops, lk.bandwidth), "1", mistakes={
-            "used the bidirectional bandwidth (the ridge halves)": P.ridge_intensity(g.peak_flops, lk.bidirectional_bandwidth),
+            "used the bidirectional bandwidth (the ridge halves)":
+                P.ridge_intensity(g.peak_flops, lk.bidirectional_bandwidth),
             "divided bandwidth by peak (B/F instead of F/B)": lk.bandwidth / g.peak_flops})
     return out
 

@@ -107,7 +107,8 @@ def _ep_ex_crossover():
         m = {"counted the dispatch only: dispatch and combine are two AllToAlls": h_one}
         if name == "h_fp8":
             m["doubled the crossover: the ratio is proportional to b/h, so halving b halves it"] = 2 * out["h_bf16"][0]
-            m["left the crossover unchanged: FP8 halves the bytes, and with them the crossover hidden size"] = out["h_bf16"][0]
+            m["left the crossover unchanged: FP8 halves the bytes, "
+              "and with them the crossover hidden size"] = out["h_bf16"][0]
         res[name] = Answer(h, "1", mistakes={k: v for k, v in m.items() if abs(v - h) > 0.05 * h})
     return res
 

@@ -45,8 +45,8 @@ _READINGS = ("per link bidirectional", "per link per direction", "per GPU per di
 
 
 @exercise("nvl-ex-mislabel", CHAPTER, parts=("literal_bidirectional", "library_bidirectional", "ratio", "reading"),
-          doc="per-GPU bidirectional bandwidth (B/s, both directions added) of the literal reading and of the library's "
-              "nvlink5, their ratio, and the reading of '900 GB/s' that is consistent")
+          doc="per-GPU bidirectional bandwidth (B/s, both directions added) of the literal reading and of the "
+              "library's nvlink5, their ratio, and the reading of '900 GB/s' that is consistent")
 def _nvl_ex_mislabel():
     g5 = links.get_link("nvlink5")
     figure, n_links = 900 * GB, g5.links_per_gpu            # the datasheet line's numbers; 18 links per GPU
@@ -64,7 +64,8 @@ def _nvl_ex_mislabel():
         "literal_bidirectional": Answer(literal, "B/s both", mistakes={
             "used 900 GB/s for the whole GPU, not per link": figure}),
         "library_bidirectional": Answer(lib, "B/s both", mistakes={
-            "took one link (nvlink5-link), not the whole GPU (nvlink5)": links.get_link("nvlink5-link").bidirectional_bandwidth}),
+            "took one link (nvlink5-link), not the whole GPU (nvlink5)":
+                links.get_link("nvlink5-link").bidirectional_bandwidth}),
         "ratio": Answer(literal / lib, "1", mistakes={"inverted the ratio (library over literal)": lib / literal}),
         "reading": Answer(right, choices=_READINGS, mistakes={r: why[r] for r in _READINGS if r != right}),
     }
@@ -120,7 +121,8 @@ def _nvl_ex_ringorder():
         r = netsim.simulate_collective(mesh, "allreduce", 256 * MiB, ranks=ring)
         bws = [mesh.edges[a, b]["bandwidth"] for a, b in hops if mesh.has_edge(a, b)]
         mistakes = {"reported algbw (n / t), not busbw": r.busbw / C.bus_factor("allreduce", p),
-                    "took the GPU's whole NVLink bandwidth (six links): one ring uses one link of each GPU per direction":
+                    "took the GPU's whole NVLink bandwidth (six links): "
+                    "one ring uses one link of each GPU per direction":
                         nv2_gpu,
                     "took the widest hop, not the narrowest: a ring goes at the pace of its slowest hop": max(bws)}
         out[part] = Answer(r.busbw, "B/s", mistakes=_distinct(r.busbw, mistakes))

@@ -41,7 +41,8 @@ def _pcie_ex_lanes():
 
 # pcie-ex-headline: what "256 GB/s" for PCIe 6.0 x16 counts, and a 40 GB copy at peak and at 88 %
 _HEADLINE = {"raw_bidirectional": lambda lk: 2 * lk.raw_bandwidth, "raw_per_direction": lambda lk: lk.raw_bandwidth,
-             "usable_bidirectional": lambda lk: lk.bidirectional_bandwidth, "usable_per_direction": lambda lk: lk.bandwidth}
+             "usable_bidirectional": lambda lk: lk.bidirectional_bandwidth,
+             "usable_per_direction": lambda lk: lk.bandwidth}
 
 
 @exercise("pcie-ex-headline", CHAPTER, parts=("figure", "peak", "measured"),
@@ -60,8 +61,10 @@ def _pcie_ex_headline():
         "figure": Answer(match[0], choices=tuple(_HEADLINE), mistakes={
             "usable_bidirectional": "the headline is before FLIT overhead: 16 × 64 GT/s / 8 × 2 = 256 GB/s exactly",
             "raw_per_direction": "one direction of x16 is 16 × 64 GT/s / 8 = 128 GB/s; the headline adds both",
-            "usable_per_direction": "one direction after FLIT overhead is about 121 GB/s; the headline is raw and adds both"}),
-        "peak": Answer(peak, "s", mistakes=_distinct(peak, {headline: n / (256 * GB), raw: n / lk.raw_bandwidth}, 0.02)),
+            "usable_per_direction": "one direction after FLIT overhead is about 121 GB/s; "
+                                    "the headline is raw and adds both"}),
+        "peak": Answer(peak, "s", mistakes=_distinct(
+            peak, {headline: n / (256 * GB), raw: n / lk.raw_bandwidth}, 0.02)),
         "measured": Answer(measured, "s", mistakes=_distinct(measured, {
             "multiplied by 0.88 instead of dividing: a slower copy takes longer": 0.88 * peak,
             headline + " (then 88 % of it)": n / (0.88 * 256 * GB),
@@ -84,7 +87,8 @@ def _pcie_ex_downshift():
     def slips(bw, lat):
         return {"forgot the factor 2 of AllReduce (reduce-scatter + all-gather)":
                     C.collective_time("reducescatter", n, p, bw, lat),
-                "used p instead of p - 1 (2 n / b, every GPU sending the whole vector twice)": 2 * n / bw + 2 * (p - 1) * lat}
+                "used p instead of p - 1 (2 n / b, every GPU sending the whole vector twice)":
+                    2 * n / bw + 2 * (p - 1) * lat}
 
     return {
         "factor": Answer(factor, "1", mistakes={
@@ -114,7 +118,8 @@ def _pcie_ex_matrix():
     pix = [(a, b) for a, b in pairs if tm2.label(a, b) == "PIX"]
     return {
         "label": Answer(labs.pop(), choices=("PIX", "PXB", "PHB", "NODE", "SYS"), mistakes={
-            "PIX": "PIX is at most one bridge (a shared switch); these pairs cross two lower switches and the upper one",
+            "PIX": "PIX is at most one bridge (a shared switch); "
+                   "these pairs cross two lower switches and the upper one",
             "PHB": "the pairs now meet in the upper switch, below the root complex: no host bridge is crossed",
             "NODE": "NODE crosses two host bridges of one NUMA node; these pairs cross none",
             "SYS": "SYS crosses the socket link; these GPUs are on the same socket"}),

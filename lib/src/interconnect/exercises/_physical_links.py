@@ -35,9 +35,11 @@ def _phys_ex_port():
     port = sig.usable_rate(4, lane, code)
     assert links.get_link("eth-400g").bandwidth > 0  # the catalog entry the exercise checks against
     return {
-        "lane_rate": Answer(lane, "b/s", mistakes={"took the baud as the bit rate: PAM4 carries 2 bits per symbol": baud}),
+        "lane_rate": Answer(lane, "b/s", mistakes={
+            "took the baud as the bit rate: PAM4 carries 2 bits per symbol": baud}),
         "nyquist": Answer(sig.nyquist_frequency(baud), "Hz", mistakes={
-            "used the bit rate (or the baud itself): the Nyquist frequency is half the baud": 2 * sig.nyquist_frequency(baud)}),
+            "used the bit rate (or the baud itself): the Nyquist frequency is half the baud":
+                2 * sig.nyquist_frequency(baud)}),
         "port": Answer(port, "B/s", mistakes={
             "forgot the line code (256b/257b + RS(544,514) leaves 16/17 of the line rate)": 4 * lane / 8,
             "took the baud as the bit rate: PAM4 carries 2 bits per symbol": sig.usable_rate(4, baud, code)}),
@@ -62,7 +64,8 @@ def _phys_ex_optics():
 
 # phys-ex-fec: RS(544,514) latency floor over five hops, hops per NDR port latency, 4-lane interleaved floor
 @exercise("phys-ex-fec", CHAPTER, parts=("five_hops", "hops_per_ndr_latency", "four_lane_hop"),
-          doc="FEC floor over 5 single-lane hops (s), hops that add up to the NDR port latency, floor per 4-lane hop (s)")
+          doc="FEC floor over 5 single-lane hops (s), hops that add up to the NDR port latency, "
+              "floor per 4-lane hop (s)")
 def _phys_ex_fec():
     one = sig.fec_block_time(5440, 106.25e9)
     port = sig.fec_block_time(2 * 5440, 4 * 106.25e9)
@@ -102,6 +105,7 @@ def _phys_ex_wall():
     }
     for part, e in (("power_10pj", 10.0), ("power_1pj", 1.0)):
         w = sig.link_power(total, e)
-        out[part] = Answer(w, "W", mistakes={"counted one direction only: the energy per bit applies to 1.8 TB/s": w / 2,
-                                             "forgot that a byte is 8 bits": w / 8})
+        out[part] = Answer(w, "W", mistakes={
+            "counted one direction only: the energy per bit applies to 1.8 TB/s": w / 2,
+            "forgot that a byte is 8 bits": w / 8})
     return out

@@ -109,7 +109,8 @@ def _pp_ex_faster_gpu():
     out = {}
     for part, name in (("bubble_hdr", "ib-hdr"), ("bubble_eth", "eth-100g")):
         out[part] = Answer(bubble(name, t_micro / 4), "1", mistakes={
-            "kept the scatter/gather optimisation; the exercise sends the whole tensor": bubble(name, t_micro / 4, True),
+            "kept the scatter/gather optimisation; the exercise sends the whole tensor":
+                bubble(name, t_micro / 4, True),
             "forgot to make the GPUs faster (t_micro, not t_micro / 4)": bubble(name, t_micro)})
     b = parallel.pipeline_bubble_fraction(layout.pp, m)
     out["closed_form"] = Answer(b, "1", mistakes={

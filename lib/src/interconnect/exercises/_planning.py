@@ -50,7 +50,8 @@ def _planning_ex_zero3():
     r = t[3] / t[0]
     return {"dp_comm": Answer(t, "s"), "memory": Answer(mem, "B"),
             "stage_that_changes_traffic": Answer("3", choices=("0", "1", "2", "3"), mistakes={
-                "1": "ZeRO-1 shards the optimizer states, not the traffic: a ReduceScatter plus an AllGather is an AllReduce",
+                "1": "ZeRO-1 shards the optimizer states, not the traffic: "
+                     "a ReduceScatter plus an AllGather is an AllReduce",
                 "2": "ZeRO-2 shards the gradients, but still moves one ReduceScatter and one AllGather, an AllReduce"}),
             "traffic_ratio": Answer(r, "1", mistakes={
                 "2: ZeRO-3 adds one AllGather of the parameters, half an AllReduce, not a whole one": 2.0 * r / 1.5})}
@@ -59,7 +60,8 @@ def _planning_ex_zero3():
 # planning-ex-recompute: planner with full recomputation (no SP) against selective + SP, DGX A100
 @exercise("planning-ex-recompute", CHAPTER, parts=("mfu_full", "mfu_selective", "memory_full", "memory_selective",
                                                     "higher_mfu"),
-          doc="MFU and memory per GPU of the winner with full and with selective recomputation; which has the higher MFU")
+          doc="MFU and memory per GPU of the winner with full and with selective recomputation; "
+              "which has the higher MFU")
 def _planning_ex_recompute():
     m, c = _gpt3(), _clusters()["a100"]
     full = parallel.plan(m, c, 1024, _limit(), recompute="full", sequence_parallel=False).best

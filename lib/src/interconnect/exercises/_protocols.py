@@ -49,7 +49,8 @@ def _prot_ex_chunks():
     for part, n in (("best_c_64KiB", 64 * KiB), ("best_c_256MiB", 256 * MiB)):
         times = [T.host_staged_copy(dgx1, "gpu0", "gpu6", n, chunks=c).time for c in cs]
         best = cs[int(np.argmin(times))]
-        out[part] = Answer(best, "1", rtol=0, mistakes={"took the largest chunk count: each chunk pays the latencies again": 4096}
+        out[part] = Answer(best, "1", rtol=0,
+                           mistakes={"took the largest chunk count: each chunk pays the latencies again": 4096}
                            if best != 4096 else {})
     return out
 
@@ -59,7 +60,8 @@ def _prot_ex_chunks():
           doc="time (s) of the 1 GiB 16-chunk bounce buffer with DDR4 host memory, and of GPUDirect RDMA")
 def _prot_ex_ddr4():
     two = topo.cluster(nodes=2, gpus_per_node=8)
-    slow = T.bounce_buffer(two, "n0.gpu0", "n1.gpu0", 1 * GiB, chunks=16, host_memory_bandwidth=T.HOST_MEMORY_BANDWIDTH).time
+    slow = T.bounce_buffer(two, "n0.gpu0", "n1.gpu0", 1 * GiB, chunks=16,
+                           host_memory_bandwidth=T.HOST_MEMORY_BANDWIDTH).time
     fast = T.bounce_buffer(two, "n0.gpu0", "n1.gpu0", 1 * GiB, chunks=16).time
     rdma = T.gpudirect_rdma(two, "n0.gpu0", "n1.gpu0", 1 * GiB).time
     mk = {} if abs(fast - slow) <= 0.05 * slow else {"kept the default DDR5 host memory": fast}
@@ -80,13 +82,15 @@ def _prot_ex_nvls():
     meas = 480 * GB / C.bus_factor("allreduce", p)
     model = C.algorithm_bandwidth(16 * GiB, C.in_network_time("allreduce", 16 * GiB, p, nv4.bandwidth, nv4.latency))
     return {
-        "bytes_ring": Answer(b_ring, "B", mistakes={"forgot the factor 2 of AllReduce (reduce-scatter + all-gather)": b_ring / 2,
-                                                    "used p instead of p - 1": 2 * n}),
+        "bytes_ring": Answer(b_ring, "B", mistakes={
+            "forgot the factor 2 of AllReduce (reduce-scatter + all-gather)": b_ring / 2,
+            "used p instead of p - 1": 2 * n}),
         "bytes_nvls": Answer(n, "B"),
         "time_ring": Answer(tr, "s"), "time_nvls": Answer(tn, "s"),
         "busbw_ring": Answer(bus["ring"], "B/s"), "busbw_nvls": Answer(bus["nvls"], "B/s"),
         "algbw_measured": Answer(meas, "B/s", mistakes={"took busbw as algbw: divide by 2(p-1)/p": 480 * GB}),
-        "fraction_of_model": Answer(meas / model, "1", mistakes={"took busbw as algbw: divide by 2(p-1)/p": 480 * GB / model}),
+        "fraction_of_model": Answer(meas / model, "1", mistakes={
+            "took busbw as algbw: divide by 2(p-1)/p": 480 * GB / model}),
     }
 
 

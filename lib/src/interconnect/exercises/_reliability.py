@@ -62,7 +62,8 @@ def _rel_ex_restart():
     a, b = best(15.0, 10 * minute), best(30.0, 5 * minute)
     win = "tie" if abs(a - b) <= _CHOICE_TOL else ("checkpoint_15s" if a > b else "restart_5min")
     why = {"checkpoint_15s": "halving the checkpoint gains less: the best interval shrinks with it, so the "
-                             "checkpoint overhead falls only by about 1/sqrt(2); the restart is paid in full every failure",
+                             "checkpoint overhead falls only by about 1/sqrt(2); "
+                             "the restart is paid in full every failure",
            "restart_5min": "halving the checkpoint time wins here: compare the two goodputs with the library"}
     out["better_15s_ckpt_or_5min_restart"] = Answer(win, choices=("checkpoint_15s", "restart_5min", "tie"),
                                                    mistakes={k: v for k, v in why.items() if k != win})
@@ -89,7 +90,8 @@ def _rel_ex_bandwidth():
 # rel-ex-scale: 2e6 GPU-hours of work on 8,192 and 16,384 GPUs
 @exercise("rel-ex-scale", CHAPTER, parts=("wall_8192", "wall_16384", "gpu_hours_8192", "gpu_hours_16384",
                                           "doubling_halves_time"),
-          doc="expected wall-clock time (s) and GPU-hours spent on 8,192 and 16,384 GPUs; whether doubling halves the time")
+          doc="expected wall-clock time (s) and GPU-hours spent on 8,192 and 16,384 GPUs; "
+              "whether doubling halves the time")
 def _rel_ex_scale():
     work, d, r = 2e6 * hour, 5 * minute, 10 * minute
     out, walls = {}, {}

@@ -24,7 +24,8 @@ def _tp_ex_bytes():
         "message": Answer(n, "B", rtol=0, mistakes={"counted elements (sbh), not 2-byte BF16 values": n // 2}),
         "time": Answer(t, "s", mistakes={
             "used n/B (one send) instead of the ring's 2(t-1)/t n/B": n / nv4.bandwidth + a * nv4.latency,
-            "used the bidirectional bandwidth: a ring sends one way per link": a * nv4.latency + b * n / (2 * nv4.bandwidth)}),
+            "used the bidirectional bandwidth: a ring sends one way per link":
+                a * nv4.latency + b * n / (2 * nv4.bandwidth)}),
         "bound": Answer(bound, choices=("latency", "bandwidth"), mistakes={
             ("latency" if bound == "bandwidth" else "bandwidth"): "compare a·α with b·n/B from cost_terms"}),
     }
@@ -39,7 +40,8 @@ def _tp_ex_crossover():
     for part, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16"), ("ndr", "ib-ndr")):
         link = links.get_link(name)
         ns = a * link.latency * link.bandwidth / b
-        out[part] = Answer(ns, "B", mistakes={"forgot the ring coefficients (took n* = αB)": link.latency * link.bandwidth})
+        out[part] = Answer(ns, "B", mistakes={
+            "forgot the ring coefficients (took n* = αB)": link.latency * link.bandwidth})
     return out
 
 

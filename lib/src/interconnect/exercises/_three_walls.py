@@ -9,14 +9,16 @@ _US = 1e-6
 
 # walls-ex-memory: model states of a 13B model, in total and per GPU with ZeRO-2 over 8 GPUs
 @exercise("walls-ex-memory", CHAPTER, parts=("total", "zero2_per_gpu", "fits_v100"),
-          doc="bytes of model states in total and per GPU with ZeRO stage 2 over 8 GPUs; whether that fits a 32 GB V100")
+          doc="bytes of model states in total and per GPU with ZeRO stage 2 over 8 GPUs; "
+              "whether that fits a 32 GB V100")
 def _walls_ex_memory():
     total = memory.training_memory(13e9)["total"]
     stage2 = memory.training_memory(13e9, dp=8, zero_stage=2)["total"]
     stage3 = memory.training_memory(13e9, dp=8, zero_stage=3)["total"]
     fits = "yes" if stage2 < devices.get_gpu("V100").memory else "no"
     return {
-        "total": Answer(total, "B", mistakes={"counted only the 16-bit weights and gradients (4Ψ), not Adam's 12Ψ": 4 * 13e9}),
+        "total": Answer(total, "B", mistakes={
+            "counted only the 16-bit weights and gradients (4Ψ), not Adam's 12Ψ": 4 * 13e9}),
         "zero2_per_gpu": Answer(stage2, "B", mistakes={
             "split everything by 8 (that is stage 3)": stage3,
             "split nothing (that is plain data parallelism)": total}),
@@ -42,19 +44,23 @@ def _walls_ex_compute():
 
 
 # walls-ex-overlap: efficiency and speedup of a 300 ms + 120 ms step on 16 GPUs, with and without overlap
-@exercise("walls-ex-overlap", CHAPTER, parts=("efficiency", "speedup", "efficiency_half", "speedup_half", "min_overlap"),
-          doc="efficiency and 16-GPU speedup without and with 50 % overlap, and the smallest overlap that hides the AllReduce")
+@exercise("walls-ex-overlap", CHAPTER,
+          parts=("efficiency", "speedup", "efficiency_half", "speedup_half", "min_overlap"),
+          doc="efficiency and 16-GPU speedup without and with 50 % overlap, "
+              "and the smallest overlap that hides the AllReduce")
 def _walls_ex_overlap():
     e0 = parallel.efficiency(0.300, 0.120, overlap=0.0)
     e5 = parallel.efficiency(0.300, 0.120, overlap=0.5)
     wrong = 0.300 / 0.120  # comm / compute inverted
     return {
-        "efficiency": Answer(e0, "1", mistakes={"took the communication share 120/420 or 1 − 120/300": 1 - 0.120 / 0.300}),
+        "efficiency": Answer(e0, "1", mistakes={
+            "took the communication share 120/420 or 1 − 120/300": 1 - 0.120 / 0.300}),
         "speedup": Answer(16 * e0, "1", mistakes={"forgot the efficiency: 16 GPUs give 16 × efficiency": 16.0}),
         "efficiency_half": Answer(e5, "1", mistakes={"left the step without overlap": e0}),
         "speedup_half": Answer(16 * e5, "1", mistakes={"left the step without overlap": 16 * e0}),
-        "min_overlap": Answer(0.120 / 0.300, "1", mistakes={"inverted the ratio (compute over communication)": wrong,
-                                                           "took the communication share of the step, 120/420": 0.120 / 0.420}),
+        "min_overlap": Answer(0.120 / 0.300, "1", mistakes={
+            "inverted the ratio (compute over communication)": wrong,
+            "took the communication share of the step, 120/420": 0.120 / 0.420}),
     }
 
 
@@ -86,7 +92,8 @@ def _walls_ex_bandwidth():
     return {"bandwidth": Answer(b, "B/s", mistakes={
         "gave the bidirectional figure (both directions added)": 2 * b,
         "forgot the factor 2 of a ring AllReduce (ReduceScatter + AllGather)": b / 2,
-        "allowed T_compute/10 instead of T_compute/9 for 90 % efficiency": 2 * 7 / 8 * 2 * 7e9 / (r["compute"] / 10 - 2 * 7 * 5 * _US)})}
+        "allowed T_compute/10 instead of T_compute/9 for 90 % efficiency":
+            2 * 7 / 8 * 2 * 7e9 / (r["compute"] / 10 - 2 * 7 * 5 * _US)})}
 
 
 # walls-ex-strong: strong scaling of the 7B model over NVLink 4, 2 to 64 GPUs

@@ -14,7 +14,8 @@ CHAPTER = "book/stack/topology"
 def _topo_ex_torus():
     tor, ring = T.torus((8, 8)), T.ring(64)
     return {
-        "torus_diameter": Answer(T.diameter(tor), "1", rtol=0, mistakes={"used k instead of floor(k/2) per dimension": 16}),
+        "torus_diameter": Answer(T.diameter(tor), "1", rtol=0,
+                                 mistakes={"used k instead of floor(k/2) per dimension": 16}),
         "ring_diameter": Answer(T.diameter(ring), "1", rtol=0, mistakes={"took the ring's size, not half of it": 64}),
         "torus_bisection": Answer(T.bisection_bandwidth(tor), "B/s", mistakes={
             "forgot the wrap-around links (2 k^(n-1) b, not k^(n-1) b)": T.bisection_bandwidth(tor) / 2}),
@@ -34,7 +35,8 @@ def _topo_ex_oversub():
     for k, r in _OVERSUB:
         bis = T.bisection_bandwidth(T.fat_tree(k, oversubscription=r), method="heuristic")
         half = "counted all k^3/4 hosts instead of the half on one side"
-        mistakes = {half: 2 * bis} if r in (1, 2) else {half: 2 * bis, "forgot to divide by the oversubscription r": bis * r}
+        mistakes = ({half: 2 * bis} if r in (1, 2)
+                    else {half: 2 * bis, "forgot to divide by the oversubscription r": bis * r})
         if r == 2:
             mistakes = {half + " (or forgot to divide by r)": 2 * bis}
         out[f"k{k}_r{r}"] = Answer(bis, "B/s", mistakes=mistakes)
@@ -59,6 +61,8 @@ def _topo_ex_dgx1ring():
         "counted undirected rings: each appears twice, once per direction": count // 2})
 
 
-not_numeric("topo-ex-blast", CHAPTER, "which GPUs stay connected after a link failure: a list of islands and an explanation")
+not_numeric("topo-ex-blast", CHAPTER,
+            "which GPUs stay connected after a link failure: a list of islands and an explanation")
 not_numeric("topo-ex-pxn", CHAPTER, "a path through the cluster and the NIC it uses: compare with the printed route")
-not_numeric("topo-ex-dragonfly", CHAPTER, "build a graph by hand and compare a simulation with a closed form: open-ended")
+not_numeric("topo-ex-dragonfly", CHAPTER,
+            "build a graph by hand and compare a simulation with a closed form: open-ended")

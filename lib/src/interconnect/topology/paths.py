@@ -251,7 +251,8 @@ def _routes(g, a, b, weight, transit):
     ia, ib = index[a], index[b]
     sp = ShortestPaths(adj, ia, (ib,))
     if not sp.reaches(ib):
-        via = "" if transit is None else f" through nodes of kind {sorted(set([transit] if isinstance(transit, str) else transit))}"
+        via = ("" if transit is None
+               else f" through nodes of kind {sorted(set([transit] if isinstance(transit, str) else transit))}")
         raise ValueError(f"there is no path from a={a!r} to b={b!r}{via}")
     return nodes, sp, ib
 
