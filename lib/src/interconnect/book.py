@@ -97,10 +97,10 @@ def source_of(obj):
 def show_source(obj, open=False):  # noqa: A002 - the HTML attribute's name
     """Show the library code a chapter calls, as a collapsed dropdown (d2l's "defined in").
 
-    The summary line names the function and the file it lives in (under ``lib/src/``; no
-    line number, so an edit elsewhere in the file leaves the stored output alone); \
-opening it shows the code with the book's syntax colours, in both the
-    light and the dark theme. The chapter calls the model; the reader can still read it.
+    The summary line names the function and the file it lives in (under ``lib/src/``;
+    no line number, so an edit elsewhere in the file leaves the stored output alone);
+    opening it shows the code with the book's syntax colours, in both the light and the
+    dark theme. The chapter calls the model; the reader can still read it.
 
     Parameters
     ----------
