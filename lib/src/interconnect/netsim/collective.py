@@ -17,7 +17,7 @@ from .._validate import as_nonnegative
 from ..collectives.algorithms import schedule_algorithm
 from ..collectives.cost import bus_factor
 from ..collectives.schedules import Schedule, schedule
-from ..topology.paths import path_bandwidth
+from ..topology.paths import endpoints, path_bandwidth
 from .engine import Flow, SimResult, _simulate_arrays, simulate
 from .routing import _check_routing, _Net
 
@@ -77,18 +77,6 @@ class CollectiveResult:
                 f"nbytes={self.nbytes:g}, chunks={self.chunks}, time={self.time:.6g} s)")
 
 
-def _default_ranks(g):
-    gpus = [(d.get("node", 0), d.get("index", i), i, n)
-            for i, (n, d) in enumerate(g.nodes(data=True)) if d.get("kind") == "gpu"]
-    if gpus:
-        return [x[-1] for x in sorted(gpus, key=lambda x: x[:3])]
-    hosts = [(d.get("node", 0), d.get("index", i), i, n)
-             for i, (n, d) in enumerate(g.nodes(data=True)) if d.get("kind") == "host"]
-    if hosts:
-        return [x[-1] for x in sorted(hosts, key=lambda x: x[:3])]
-    raise ValueError("ranks=None but the graph has no node of kind 'gpu' or 'host'; give ranks explicitly")
-
-
 def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, routing="shortest", seed=0,
                         root=0):
     """Simulate one collective on a topology.
@@ -104,8 +92,8 @@ def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, r
         Size of the full vector in bytes, >= 0 (nccl-tests: the allgather output, the
         reducescatter input, what one rank sends in an alltoall).
     ranks : sequence of nodes, optional
-        The nodes playing ranks 0..p-1. Default: the GPUs (kind ``"gpu"``, sorted by
-        ``(node, index)``), else the nodes of kind ``"host"``.
+        The nodes playing ranks 0..p-1. Default: :func:`interconnect.topology.endpoints`,
+        the GPUs (kind ``"gpu"``, sorted by ``(node, index)``), else the nodes of kind ``"host"``.
     algorithm : str
         One of ``APPLICABLE[op]`` (the registry's algorithms with a schedule); see
         :data:`DESCRIPTION`. For alltoall ``"all_at_once"`` starts all p(p-1) messages
@@ -140,7 +128,11 @@ def simulate_collective(g, op, nbytes, ranks=None, algorithm="ring", chunks=1, r
     net = _Net(g)
     routing, seed = _check_routing(routing, seed)
     nbytes = float(as_nonnegative("nbytes", nbytes, "bytes"))
-    ranks = _default_ranks(g) if ranks is None else list(ranks)
+    if ranks is None:
+        ranks = endpoints(g)
+        if not ranks:
+            raise ValueError("ranks=None but the graph has no node of kind 'gpu' or 'host'; give ranks explicitly")
+    ranks = list(ranks)
     if not ranks:
         raise ValueError("ranks=[] is empty; give at least one node")
     idx = np.array([net.node_index(f"ranks[{i}]", r) for i, r in enumerate(ranks)], dtype=np.int64)
