@@ -155,7 +155,8 @@ def test_chunking_trades_latency_for_pipelining():
     continuous optimum of (p-2+C)(alpha + n/(CB)) is C* = sqrt((p-2) n / (alpha B))."""
     p, B, alpha, n = 8, 100 * GB, 1 * US, 1e8
     g = crossbar(p, B, alpha)
-    times = {c: simulate_collective(g, "broadcast", n, gpus(p), "ring", chunks=c).time for c in (1, 4, 16, 77, 256, 1024)}
+    times = {c: simulate_collective(g, "broadcast", n, gpus(p), "ring", chunks=c).time
+             for c in (1, 4, 16, 77, 256, 1024)}
     best = min(times, key=times.get)
     assert best == 77  # sqrt(6 * 1e8 / (1e-6 * 1e11)) = 77.5
     assert times[1] > 5 * times[77]
@@ -531,7 +532,7 @@ def test_schedule_structure(op, alg):
     assert np.all(np.diff(s.round) >= 0)
     for i in range(len(s)):
         assert all(d < i for d in s.deps(i))
-    assert np.all((s.src != s.dst))
+    assert np.all(s.src != s.dst)
     if (op, alg) == ("allreduce", "ring"):
         sent = np.bincount(s.src, weights=s.transfer_bytes(1.0))
         assert np.allclose(sent, 2 * (p - 1) / p)
@@ -649,14 +650,14 @@ def test_errors_name_the_parameter():
         run_collective([np.ones(4), np.ones(5)], "allreduce")
     with pytest.raises(ValueError, match="arrays"):
         run_collective([np.ones(5)] * 2, "alltoall", "direct")
+    bad = nx.Graph()
+    bad.add_edge(0, 1, latency=0.0)
     with pytest.raises(ValueError, match="bandwidth"):
-        bad = nx.Graph()
-        bad.add_edge(0, 1, latency=0.0)
         simulate(bad, [Flow(0, 1, 1.0)])
+    two = nx.Graph()
+    two.add_edge(0, 1, bandwidth=1.0)
+    two.add_edge(2, 3, bandwidth=1.0)
     with pytest.raises(ValueError, match="no path"):
-        two = nx.Graph()
-        two.add_edge(0, 1, bandwidth=1.0)
-        two.add_edge(2, 3, bandwidth=1.0)
         simulate(two, [Flow(0, 3, 1.0)])
     with pytest.raises(ValueError, match="g="):
         simulate(nx.DiGraph([(0, 1)]), [])
@@ -714,6 +715,20 @@ def test_repr_is_short():
     r = simulate_collective(ring_graph(64), "allreduce", 1e6)
     assert len(repr(r)) < 200 and len(repr(r.sim)) < 300
     assert r.makespan == r.time and r.sim.n_flows == len(r.schedule)
+
+
+def test_collective_result_reads_the_simulation_through_explicit_properties():
+    """CollectiveResult has explicit read-only properties for the SimResult's answers (no
+    __getattr__ delegation): each is the sim's attribute; other names are AttributeErrors."""
+    r = simulate_collective(ring_graph(4), "allreduce", 1e6)
+    for name in ("start", "finish", "arrival", "makespan", "link_bytes", "link_utilisation", "bottleneck",
+                 "segments", "paths", "trace", "src", "dst", "tags", "n_flows"):
+        mine, sims = getattr(r, name), getattr(r.sim, name)
+        assert mine is sims or mine == sims  # src, dst and tags are new lists on each read
+    assert r.nbytes == 1e6 and r.sim.nbytes.size == r.n_flows
+    assert not hasattr(r, "path_table") and not hasattr(r, "__array__")
+    with pytest.raises(AttributeError):
+        r.makespan = 0.0
 
 
 def test_doctests():

@@ -24,12 +24,25 @@ from .routing import _check_routing, _Net
 __all__ = ["CollectiveResult", "simulate_collective", "simulate_rings", "effective_bandwidth"]
 
 
+def _from_sim(name):
+    """A read-only property returning ``self.sim.<name>`` (a :class:`SimResult` attribute)."""
+
+    def get(self):
+        return getattr(self.sim, name)
+
+    return property(get, doc=f"``sim.{name}``: see :class:`~interconnect.netsim.SimResult`.")
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CollectiveResult:
     """:func:`simulate_collective`'s answer: the time, the schedule and the simulation.
 
-    Attributes of the :class:`SimResult` (``finish``, ``link_bytes``, ``trace``, ...)
-    are reachable directly on this object.
+    The per-flow and per-link answers of the simulation (``start``, ``finish``,
+    ``arrival``, ``makespan``, ``link_bytes``, ``link_utilisation``, ``bottleneck``,
+    ``segments``, ``paths``, ``trace``, ``src``, ``dst``, ``tags``, ``n_flows``) are
+    read-only properties that return the :class:`SimResult`'s (``self.sim``) attribute
+    of the same name; ``nbytes`` here is the collective's size, ``sim.nbytes`` the
+    bytes of each flow.
 
     Attributes
     ----------
@@ -67,10 +80,21 @@ class CollectiveResult:
         """nccl-tests bus bandwidth ``algbw * factor(op, p)``, bytes/s."""
         return self.algbw * bus_factor(self.op, self.p)
 
-    def __getattr__(self, name):
-        if name in ("sim", "__getstate__", "__setstate__") or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.sim, name)
+    # the simulation's answers, read through from self.sim
+    start = _from_sim("start")
+    finish = _from_sim("finish")
+    arrival = _from_sim("arrival")
+    makespan = _from_sim("makespan")
+    link_bytes = _from_sim("link_bytes")
+    link_utilisation = _from_sim("link_utilisation")
+    bottleneck = _from_sim("bottleneck")
+    segments = _from_sim("segments")
+    paths = _from_sim("paths")
+    trace = _from_sim("trace")
+    src = _from_sim("src")
+    dst = _from_sim("dst")
+    tags = _from_sim("tags")
+    n_flows = _from_sim("n_flows")
 
     def __repr__(self):
         return (f"CollectiveResult(op={self.op!r}, algorithm={self.algorithm!r}, p={self.p}, "
