@@ -82,7 +82,6 @@ J. Pješivac-Grbović et al., "Performance analysis of MPI collective operations
 Cluster Computing 10(2):127-143, 2007 (pipelined chain broadcast).
 """
 
-
 from __future__ import annotations
 
 from ..collectives.algorithms import REGISTRY, SIMULATED_OPS, simulated
