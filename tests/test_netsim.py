@@ -20,6 +20,8 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import doctest  # noqa: E402
 import math  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 
 import networkx as nx  # noqa: E402
@@ -153,7 +155,8 @@ def test_chunking_trades_latency_for_pipelining():
     continuous optimum of (p-2+C)(alpha + n/(CB)) is C* = sqrt((p-2) n / (alpha B))."""
     p, B, alpha, n = 8, 100 * GB, 1 * US, 1e8
     g = crossbar(p, B, alpha)
-    times = {c: simulate_collective(g, "broadcast", n, gpus(p), "ring", chunks=c).time for c in (1, 4, 16, 77, 256, 1024)}
+    times = {c: simulate_collective(g, "broadcast", n, gpus(p), "ring", chunks=c).time
+             for c in (1, 4, 16, 77, 256, 1024)}
     best = min(times, key=times.get)
     assert best == 77  # sqrt(6 * 1e8 / (1e-6 * 1e11)) = 77.5
     assert times[1] > 5 * times[77]
@@ -373,6 +376,30 @@ def test_random_networks_invariants(net, routing):
         assert all(0 <= u <= 1 + 1e-9 for u in r.link_utilisation.values())
 
 
+@settings(max_examples=150, deadline=None, database=None)
+@given(random_network())
+def test_vectorised_engine_agrees_with_the_reference_loop(net):
+    """simulate (vectorised, many flows per event) and _simulate_reference (plain Python,
+    one event at a time, progressive filling by hand) give the same start, finish and
+    arrival of every flow on random graphs with staggered and dependent flows."""
+    g, flows = net
+    r = simulate(g, flows)
+    start, finish, arrival = ns.engine._simulate_reference(g, flows)
+    np.testing.assert_allclose(r.start, start, rtol=1e-9, atol=1e-18)
+    np.testing.assert_allclose(r.finish, finish, rtol=1e-9, atol=1e-18)
+    np.testing.assert_allclose(r.arrival, arrival, rtol=1e-9, atol=1e-18)
+
+
+def test_reference_loop_by_hand():
+    """Two 1 MB flows share a 1 GB/s link (2 ms each); a third starts when the first
+    arrives and then has the link alone (1 ms more)."""
+    g = line([1 * GB], latency=0.0)
+    flows = [Flow(0, 1, 1e6), Flow(0, 1, 1e6), Flow(0, 1, 1e6, deps=(0,))]
+    start, finish, arrival = ns.engine._simulate_reference(g, flows)
+    assert finish.tolist() == pytest.approx([2e-3, 2e-3, 3e-3], rel=1e-12)
+    assert start.tolist() == pytest.approx([0.0, 0.0, 2e-3], rel=1e-12)
+
+
 @FAST
 @given(st.integers(1, 12), st.integers(1, 6), st.data())
 def test_max_min_bottleneck_characterisation(n_flows, n_res, data):
@@ -505,7 +532,7 @@ def test_schedule_structure(op, alg):
     assert np.all(np.diff(s.round) >= 0)
     for i in range(len(s)):
         assert all(d < i for d in s.deps(i))
-    assert np.all((s.src != s.dst))
+    assert np.all(s.src != s.dst)
     if (op, alg) == ("allreduce", "ring"):
         sent = np.bincount(s.src, weights=s.transfer_bytes(1.0))
         assert np.allclose(sent, 2 * (p - 1) / p)
@@ -623,14 +650,14 @@ def test_errors_name_the_parameter():
         run_collective([np.ones(4), np.ones(5)], "allreduce")
     with pytest.raises(ValueError, match="arrays"):
         run_collective([np.ones(5)] * 2, "alltoall", "direct")
+    bad = nx.Graph()
+    bad.add_edge(0, 1, latency=0.0)
     with pytest.raises(ValueError, match="bandwidth"):
-        bad = nx.Graph()
-        bad.add_edge(0, 1, latency=0.0)
         simulate(bad, [Flow(0, 1, 1.0)])
+    two = nx.Graph()
+    two.add_edge(0, 1, bandwidth=1.0)
+    two.add_edge(2, 3, bandwidth=1.0)
     with pytest.raises(ValueError, match="no path"):
-        two = nx.Graph()
-        two.add_edge(0, 1, bandwidth=1.0)
-        two.add_edge(2, 3, bandwidth=1.0)
         simulate(two, [Flow(0, 3, 1.0)])
     with pytest.raises(ValueError, match="g="):
         simulate(nx.DiGraph([(0, 1)]), [])
@@ -671,15 +698,45 @@ def test_plots_have_titles_and_labelled_axes():
     plt.close("all")
 
 
+def test_import_does_not_import_matplotlib():
+    """The model layer draws nothing: importing interconnect and interconnect.netsim leaves
+    matplotlib unimported; netsim.plot_timeline is the viz.timelines function, loaded on use."""
+    code = ("import sys, interconnect, interconnect.netsim as ns; assert 'matplotlib' not in sys.modules, 'import'; "
+            "from interconnect.viz import timelines; "
+            "assert ns.plot_timeline is timelines.plot_timeline and ns.plot_link_load is timelines.plot_link_load")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    with pytest.raises(AttributeError, match="no attribute 'plot_nothing'"):
+        ns.plot_nothing  # noqa: B018
+
+
 def test_repr_is_short():
     r = simulate_collective(ring_graph(64), "allreduce", 1e6)
     assert len(repr(r)) < 200 and len(repr(r.sim)) < 300
     assert r.makespan == r.time and r.sim.n_flows == len(r.schedule)
 
 
+def test_collective_result_reads_the_simulation_through_explicit_properties():
+    """CollectiveResult has explicit read-only properties for the SimResult's answers (no
+    __getattr__ delegation): each is the sim's attribute; other names are AttributeErrors."""
+    r = simulate_collective(ring_graph(4), "allreduce", 1e6)
+    for name in ("start", "finish", "arrival", "makespan", "link_bytes", "link_utilisation", "bottleneck",
+                 "segments", "paths", "trace", "src", "dst", "tags", "n_flows"):
+        mine, sims = getattr(r, name), getattr(r.sim, name)
+        assert mine is sims or mine == sims  # src, dst and tags are new lists on each read
+    assert r.nbytes == 1e6 and r.sim.nbytes.size == r.n_flows
+    assert not hasattr(r, "path_table") and not hasattr(r, "__array__")
+    with pytest.raises(AttributeError):
+        r.makespan = 0.0
+
+
 def test_doctests():
-    res = doctest.testmod(ns, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert res.failed == 0 and res.attempted >= 5
+    failed = attempted = 0
+    for mod in (ns, ns.routing, ns.fairness, ns.engine, ns.collective):
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        failed, attempted = failed + res.failed, attempted + res.attempted
+    assert failed == 0 and attempted >= 5
 
 
 # --------------------------------------------------------------------------- interconnect.topology

@@ -1,0 +1,429 @@
+"""The event engine of the flow simulator: flows, their timing, and the result.
+
+Time advances from event to event (a flow starts, a flow's last byte leaves); at each
+event the active flows' rates are recomputed by max-min fairness
+(:mod:`interconnect.netsim.fairness`) over the paths :mod:`interconnect.netsim.routing`
+gave them, and are constant in between. A flow *arrives* at ``finish`` plus the summed
+edge latencies of its path; a flow with ``deps`` starts at ``max(start, arrival of each
+dep)``. :func:`simulate` is the vectorised loop; :func:`_simulate_reference` is the same
+model written plainly, one event at a time, to test it against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .._validate import is_number
+from .fairness import _maxmin
+from .routing import _check_paths, _check_routing, _Net, _ranges, _route
+
+__all__ = ["Flow", "SimResult", "simulate"]
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One point-to-point transfer.
+
+    Parameters
+    ----------
+    src, dst : hashable
+        Nodes of the graph.
+    nbytes : float
+        Bytes to move, >= 0.
+    start : float
+        Earliest start time, seconds, >= 0.
+    deps : tuple of int
+        Indices (in the flow list) of flows that must have *arrived* before this one
+        starts: it starts at ``max(start, arrival of each dep)``.
+    tag : hashable, optional
+        A label (e.g. a phase name) used to colour plots.
+    """
+
+    src: object
+    dst: object
+    nbytes: float
+    start: float = 0.0
+    deps: tuple = ()
+    tag: object = None
+
+    def __post_init__(self):
+        if not is_number(self.nbytes) or not np.isfinite(self.nbytes) or self.nbytes < 0:
+            raise ValueError(f"nbytes={self.nbytes!r} is not allowed; nbytes must be a finite number >= 0 bytes")
+        if not is_number(self.start) or not np.isfinite(self.start) or self.start < 0:
+            raise ValueError(f"start={self.start!r} is not allowed; start must be a finite number >= 0 seconds")
+        deps = self.deps
+        if isinstance(deps, (int, np.integer)) and not isinstance(deps, bool):
+            deps = (deps,)
+        try:
+            deps = tuple(deps)
+        except TypeError:
+            raise ValueError(f"deps={self.deps!r} is not allowed; deps must be a sequence of flow indices") from None
+        for d in deps:
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+                raise ValueError(f"deps={self.deps!r} contains {d!r}; deps must be integer flow indices")
+        object.__setattr__(self, "nbytes", float(self.nbytes))
+        object.__setattr__(self, "start", float(self.start))
+        object.__setattr__(self, "deps", tuple(sorted({int(d) for d in deps})))
+
+
+
+_SEG = np.dtype([("t0", "f8"), ("t1", "f8"), ("flow", "i8"), ("rate", "f8")])
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SimResult:
+    """What :func:`simulate` computed. All times in seconds, bytes in bytes.
+
+    Attributes
+    ----------
+    start, finish, arrival : ndarray, shape (flows,)
+        When each flow started, when its fluid transfer ended, and when it arrived
+        (``finish`` + path latency).
+    makespan : float
+        Latest arrival (0 for no flows).
+    nbytes : ndarray
+        Bytes of each flow.
+    link_bytes : dict
+        ``(u, v) -> bytes`` carried in direction u to v, for every directed link.
+    link_utilisation : dict
+        ``(u, v) -> bytes / (bandwidth * makespan)``, in [0, 1].
+    bottleneck : tuple or None
+        The directed link with the highest utilisation.
+    segments : ndarray
+        The trace as a structured array with fields ``t0, t1, flow, rate``.
+    paths : list of tuple (property)
+        Each flow's path as a tuple of nodes.
+    trace : list of tuple (property)
+        ``(t0, t1, flow index, rate in bytes/s)`` segments; a flow's rate is constant
+        within a segment and the segments of a flow integrate to its ``nbytes``.
+    src, dst, tags : list (properties)
+        Per flow.
+    """
+
+    start: np.ndarray
+    finish: np.ndarray
+    arrival: np.ndarray
+    makespan: float
+    nbytes: np.ndarray
+    link_bytes: dict
+    link_utilisation: dict
+    bottleneck: object
+    segments: np.ndarray
+    name: str = ""
+    nodes: tuple = field(default=(), repr=False)
+    src_index: np.ndarray = field(default=None, repr=False)
+    dst_index: np.ndarray = field(default=None, repr=False)
+    path_table: tuple = field(default=(), repr=False)
+    path_id: np.ndarray = field(default=None, repr=False)
+    tag_table: tuple = field(default=(None,), repr=False)
+    tag_id: np.ndarray = field(default=None, repr=False)
+
+    @cached_property
+    def paths(self):
+        table = [tuple(self.nodes[i] for i in nodes) for nodes, _ in self.path_table]
+        return [table[i] for i in self.path_id]
+
+    @cached_property
+    def trace(self):
+        s = self.segments
+        return list(zip(s["t0"].tolist(), s["t1"].tolist(), s["flow"].tolist(), s["rate"].tolist()))
+
+    @property
+    def src(self):
+        return [self.nodes[i] for i in self.src_index]
+
+    @property
+    def dst(self):
+        return [self.nodes[i] for i in self.dst_index]
+
+    @property
+    def tags(self):
+        return [self.tag_table[i] for i in self.tag_id]
+
+    @property
+    def n_flows(self):
+        return int(self.start.size)
+
+    def __repr__(self):
+        return (f"SimResult(flows={self.n_flows}, makespan={self.makespan:.6g} s, "
+                f"bottleneck={self.bottleneck!r}, name={self.name!r})")
+
+
+def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="shortest", seed=0,
+                     explicit=None, tag_table=(None,), tag_id=None):
+    """The event loop on flat arrays (internal; inputs already validated)."""
+    n_flows = int(src.size)
+    table, path_id = _route(net, src, dst, routing, seed, explicit)
+    plen = np.array([len(r) for _, r in table], dtype=np.int64)
+    pres = np.array([x for _, r in table for x in r], dtype=np.int64)
+    pptr = np.concatenate(([0], np.cumsum(plen)))
+    plat = np.array([float(net.lat[list(r)].sum()) if r else 0.0 for _, r in table])
+    hops = plen[path_id] if n_flows else np.empty(0, dtype=np.int64)
+    lat_f = plat[path_id] if n_flows else np.empty(0)
+    res_ptr = np.concatenate(([0], np.cumsum(hops)))
+    res_idx = pres[_ranges(pptr[path_id], hops)] if n_flows else np.empty(0, dtype=np.int64)
+
+    # dependents (inverse of deps)
+    n_deps = np.diff(dep_ptr)
+    owner = np.repeat(np.arange(n_flows, dtype=np.int64), n_deps)
+    order = np.argsort(dep_idx, kind="stable")
+    dependents = owner[order]
+    dptr = np.concatenate(([0], np.cumsum(np.bincount(dep_idx, minlength=n_flows)))).astype(np.int64)
+
+    t_start = np.full(n_flows, np.nan)
+    t_finish = np.full(n_flows, np.nan)
+    t_arrive = np.full(n_flows, np.nan)
+    ready = start.astype(float).copy()
+    left = n_deps.astype(np.int64).copy()
+
+    free = np.flatnonzero(left == 0)
+    free = free[np.argsort(start[free], kind="stable")]
+    free_t = start[free]
+    fptr = 0
+    dyn_i = np.empty(0, dtype=np.int64)
+    dyn_t = np.empty(0)
+
+    act = np.empty(0, dtype=np.int64)
+    rem = np.empty(0)
+    rate = np.empty(0)
+    seg0 = np.empty(0)
+    segs = []
+
+    def tol(t):
+        return 1e-12 * abs(t) + 1e-30
+
+    def complete(done, t_arr):
+        nonlocal dyn_i, dyn_t
+        cnt = dptr[done + 1] - dptr[done]
+        if cnt.sum() == 0:
+            return
+        fs = dependents[_ranges(dptr[done], cnt)]
+        np.maximum.at(ready, fs, np.repeat(t_arr, cnt))
+        np.subtract.at(left, fs, 1)
+        nw = fs[left[fs] == 0]
+        if nw.size > 1:
+            nw = np.unique(nw)
+        if nw.size:
+            dyn_i = np.concatenate((dyn_i, nw))
+            dyn_t = np.concatenate((dyn_t, ready[nw]))
+
+    def next_start():
+        a = free_t[fptr] if fptr < free.size else np.inf
+        b = dyn_t.min() if dyn_t.size else np.inf
+        return min(a, b)
+
+    t = 0.0
+    while True:
+        # start every flow due now; zero-byte or zero-hop flows finish at once
+        while True:
+            lim = t + tol(t)
+            j = int(np.searchsorted(free_t, lim, side="right"))
+            new = free[fptr:j] if j > fptr else np.empty(0, dtype=np.int64)
+            fptr = max(fptr, j)
+            if dyn_t.size:
+                due = dyn_t <= lim
+                if due.any():
+                    new = np.concatenate((new, dyn_i[due]))
+                    dyn_i, dyn_t = dyn_i[~due], dyn_t[~due]
+            if new.size == 0:
+                break
+            t_start[new] = t
+            inst = (nbytes[new] == 0) | (hops[new] == 0)
+            if inst.any():
+                ins = new[inst]
+                t_finish[ins] = t
+                t_arrive[ins] = t + lat_f[ins]
+                complete(ins, t_arrive[ins])
+                new = new[~inst]
+            if new.size:
+                act = np.concatenate((act, new))
+                rem = np.concatenate((rem, nbytes[new]))
+                rate = np.concatenate((rate, np.full(new.size, np.nan)))
+                seg0 = np.concatenate((seg0, np.full(new.size, t)))
+        if act.size == 0:
+            t_next = next_start()
+            if not np.isfinite(t_next):
+                break
+            t = float(t_next)
+            continue
+        # the active set changed at every event: recompute the max-min rates
+        cnt = hops[act]
+        rows = np.repeat(np.arange(act.size, dtype=np.int64), cnt)
+        cols = res_idx[_ranges(res_ptr[act], cnt)]
+        new_rate = _maxmin(rows, cols, net.cap, act.size)
+        moved = np.isfinite(rate) & (np.abs(new_rate - rate) > 1e-12 * np.abs(rate))
+        if moved.any():  # close the segment of each flow whose rate changed
+            segs.append((seg0[moved].copy(), np.full(int(moved.sum()), t), act[moved], rate[moved]))
+            seg0[moved] = t
+        rate = new_rate
+        tf = t + rem / rate
+        t_fin = tf.min()
+        t_next = min(t_fin, next_start())
+        dt = t_next - t
+        fin = tf <= t_next + tol(t_next)
+        rem = rem - rate * dt
+        if fin.any():
+            done = act[fin]
+            t_finish[done] = t_next
+            t_arrive[done] = t_next + lat_f[done]
+            segs.append((seg0[fin], np.full(done.size, t_next), done, rate[fin]))
+            keep = ~fin
+            act, rem, rate, seg0 = act[keep], rem[keep], rate[keep], seg0[keep]
+            complete(done, t_arrive[done])
+        t = float(t_next)
+
+    if np.isnan(t_finish).any():
+        stuck = np.flatnonzero(np.isnan(t_finish))
+        raise ValueError(f"flows: deps form a cycle; flows {stuck[:10].tolist()}"
+                         f"{' ...' if stuck.size > 10 else ''} can never start")
+
+    seg = np.empty(sum(len(s[0]) for s in segs), dtype=_SEG)
+    if segs:
+        for name, k in (("t0", 0), ("t1", 1), ("flow", 2), ("rate", 3)):
+            seg[name] = np.concatenate([s[k] for s in segs])
+        seg = seg[np.argsort(seg["flow"], kind="stable")]  # each flow's segments were closed in time order
+    makespan = float(t_arrive.max()) if n_flows else 0.0
+    per_res = np.bincount(res_idx, weights=np.repeat(nbytes, hops), minlength=net.cap.size) \
+        if res_idx.size else np.zeros(net.cap.size)
+    util = per_res / (net.cap * makespan) if makespan > 0 else np.zeros(net.cap.size)
+    keys = [(net.nodes[a], net.nodes[b]) for a, b in zip(net.res_u, net.res_v)]
+    link_bytes = dict(zip(keys, per_res.tolist()))
+    link_util = dict(zip(keys, util.tolist()))
+    bottleneck = keys[int(np.argmax(util))] if (keys and makespan > 0 and per_res.max() > 0) else None
+    return SimResult(
+        start=t_start, finish=t_finish, arrival=t_arrive, makespan=makespan, nbytes=nbytes.astype(float),
+        link_bytes=link_bytes, link_utilisation=link_util, bottleneck=bottleneck, segments=seg,
+        name=net.name, nodes=tuple(net.nodes), src_index=src, dst_index=dst, path_table=tuple(table),
+        path_id=path_id, tag_table=tuple(tag_table),
+        tag_id=np.zeros(n_flows, dtype=np.int64) if tag_id is None else tag_id,
+    )
+
+
+def simulate(g, flows, routing="shortest", seed=0, paths=None):
+    """Simulate point-to-point flows on a topology with max-min fair sharing.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A topology following the graph contract (edge ``bandwidth`` bytes/s per
+        direction, ``latency`` s one way; a missing latency counts as 0).
+    flows : sequence of Flow (or of ``(src, dst, nbytes[, start[, deps[, tag]]])`` tuples)
+        The flows; ``deps`` refer to positions in this sequence.
+    routing : {"shortest", "ecmp"}
+        Least latency then fewest hops (first such path), or a seeded hash choice
+        among all equal-cost shortest paths.
+    seed : int
+        Seed of the ECMP hash; the same seed gives the same paths.
+    paths : sequence of (list of nodes or None), optional
+        An explicit path per flow (from src to dst along edges), overriding routing.
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    ValueError
+        For a node not in ``g``, negative bytes or start, deps out of range or forming
+        a cycle, a bad path, an unknown routing.
+
+    Examples
+    --------
+    Two 1 MB flows over one 1 GB/s link take 2 ms each; one alone takes 1 ms.
+
+    >>> import networkx as nx
+    >>> g = nx.Graph(); g.add_edge("a", "b", bandwidth=1e9, latency=0.0)
+    >>> simulate(g, [Flow("a", "b", 1e6), Flow("a", "b", 1e6)]).finish.tolist()
+    [0.002, 0.002]
+    """
+    net = _Net(g)
+    routing, seed = _check_routing(routing, seed)
+    fl = []
+    for i, f in enumerate(flows):
+        if isinstance(f, Flow):
+            fl.append(f)
+        elif isinstance(f, (tuple, list)):
+            fl.append(Flow(*f))
+        else:
+            raise ValueError(f"flows[{i}]={f!r} is not a Flow; give Flow(src, dst, nbytes, ...) objects")
+    n = len(fl)
+    src = np.array([net.node_index(f"flows[{i}].src", f.src) for i, f in enumerate(fl)], dtype=np.int64)
+    dst = np.array([net.node_index(f"flows[{i}].dst", f.dst) for i, f in enumerate(fl)], dtype=np.int64)
+    nbytes = np.array([f.nbytes for f in fl], dtype=float)
+    start = np.array([f.start for f in fl], dtype=float)
+    for i, f in enumerate(fl):
+        for d in f.deps:
+            if not 0 <= d < n or d == i:
+                raise ValueError(f"flows[{i}].deps={f.deps!r} contains {d}; deps must index other flows, 0..{n - 1}")
+    dep_ptr = np.concatenate(([0], np.cumsum([len(f.deps) for f in fl]))).astype(np.int64)
+    dep_idx = np.array([d for f in fl for d in f.deps], dtype=np.int64)
+    tag_table, tag_id = {}, np.empty(n, dtype=np.int64)
+    for i, f in enumerate(fl):
+        tag_id[i] = tag_table.setdefault(f.tag, len(tag_table))
+    explicit = _check_paths(net, paths, src, dst)
+    return _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing, seed, explicit,
+                            tuple(tag_table) or (None,), tag_id)
+
+
+
+def _simulate_reference(g, flows):
+    """:func:`simulate`'s model written plainly, one event at a time (for tests).
+
+    Shortest-path routing only. Returns the arrays ``(start, finish, arrival)``.
+    """
+    net = _Net(g)
+    fl = [f if isinstance(f, Flow) else Flow(*f) for f in flows]
+    n = len(fl)
+    src = np.array([net.node_index("src", f.src) for f in fl], dtype=np.int64)
+    dst = np.array([net.node_index("dst", f.dst) for f in fl], dtype=np.int64)
+    table, path_id = _route(net, src, dst, "shortest", 0)
+    res = [list(table[path_id[i]][1]) for i in range(n)]
+    lat = [float(sum(net.lat[r] for r in res[i])) for i in range(n)]
+    start, finish, arrival = (np.full(n, np.nan) for _ in range(3))
+    left = [f.nbytes for f in fl]
+    active, t = [], 0.0
+    while True:
+        # the flows whose deps have all arrived, and when each may start
+        due = {i: max([fl[i].start] + [arrival[d] for d in fl[i].deps]) for i in range(n)
+               if np.isnan(start[i]) and all(not np.isnan(arrival[d]) for d in fl[i].deps)}
+        for i, ti in due.items():
+            if ti <= t * (1 + 1e-12):
+                start[i] = t
+                if left[i] == 0 or not res[i]:
+                    finish[i], arrival[i] = t, t + lat[i]
+                else:
+                    active.append(i)
+        if any(ti <= t * (1 + 1e-12) for ti in due.values()):
+            continue  # a flow that finished at once may have released others
+        if not active:
+            if not due:
+                break
+            t = min(due.values())
+            continue
+        # max-min rates by progressive filling, one bottleneck at a time
+        rate, cap, todo = {}, {}, set(active)
+        while todo:
+            users = {}
+            for i in todo:
+                for r in res[i]:
+                    users.setdefault(r, []).append(i)
+            share = {r: (net.cap[r] - cap.get(r, 0.0)) / len(u) for r, u in users.items()}
+            r_min = min(share, key=share.get)
+            for i in users[r_min]:
+                rate[i] = share[r_min]
+                todo.discard(i)
+                for r in res[i]:
+                    cap[r] = cap.get(r, 0.0) + rate[i]
+        # the next event: a flow finishes or a waiting flow may start
+        t_next = min([t + left[i] / rate[i] for i in active] + list(due.values()))
+        for i in list(active):
+            t_done = t + left[i] / rate[i]
+            left[i] -= rate[i] * (t_next - t)
+            if t_done <= t_next * (1 + 1e-12):
+                finish[i], arrival[i] = t_next, t_next + lat[i]
+                active.remove(i)
+        t = t_next
+    return start, finish, arrival

@@ -1,0 +1,132 @@
+"""Figures of a flow simulation: the Gantt chart of flows and the busiest links.
+
+The presentation layer for :mod:`interconnect.netsim`: the simulator computes a
+:class:`~interconnect.netsim.SimResult` and these functions draw it. Both are also
+reachable as ``interconnect.netsim.plot_timeline`` and ``interconnect.netsim.plot_link_load``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import as_count
+from ..plots import PALETTE, new_figure
+
+__all__ = ["plot_timeline", "plot_link_load"]
+
+
+def _time_scale(t):
+    if t < 1e-3:
+        return 1e6, "µs"
+    if t < 1.0:
+        return 1e3, "ms"
+    return 1.0, "s"
+
+
+def plot_timeline(result, ax=None, max_flows=5000):
+    """Gantt chart of flows: one row per source node, bars from start to finish.
+
+    A thin line continues each bar to the flow's arrival (the path latency). Bars are
+    coloured by tag (phase); flows of one source that overlap in time are stacked in
+    lanes within the source's row.
+
+    Parameters
+    ----------
+    result : SimResult or CollectiveResult
+    ax : matplotlib Axes, optional
+    max_flows : int
+        Plot at most this many flows (the earliest to start).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    sim = getattr(result, "sim", result)
+    scale, unit = _time_scale(max(sim.makespan, 1e-12))
+    title = "Flow timeline" + (f": {sim.name}" if sim.name else "")
+    if ax is None:
+        _, ax = new_figure(title, f"time ({unit})", "source")
+    else:
+        ax.set_title(title)
+        ax.set_xlabel(f"time ({unit})")
+        ax.set_ylabel("source")
+    order = np.argsort(sim.start, kind="stable")[:max_flows]
+    srcs = sorted(set(sim.src_index[order].tolist()))
+    row = {s: i for i, s in enumerate(srcs)}
+    lanes = {}
+    lane_of = np.zeros(order.size, dtype=np.int64)
+    for j, f in enumerate(order.tolist()):
+        ends = lanes.setdefault(int(sim.src_index[f]), [])
+        for li, e in enumerate(ends):
+            if e <= sim.start[f] + 1e-15:
+                ends[li] = sim.arrival[f]
+                lane_of[j] = li
+                break
+        else:
+            ends.append(sim.arrival[f])
+            lane_of[j] = len(ends) - 1
+    n_lanes = {s: max(1, len(v)) for s, v in lanes.items()}
+    seen = set()
+    for j, f in enumerate(order.tolist()):
+        s = int(sim.src_index[f])
+        h = 0.8 / n_lanes[s]
+        y = row[s] - 0.4 + lane_of[j] * h
+        tg = int(sim.tag_id[f])
+        col = PALETTE[tg % len(PALETTE)]
+        label = None
+        if tg not in seen:
+            seen.add(tg)
+            name = sim.tag_table[tg]
+            label = None if name is None else str(name)
+        ax.broken_barh([(sim.start[f] * scale, (sim.finish[f] - sim.start[f]) * scale)], (y, h * 0.9),
+                       facecolors=col, edgecolor="none", label=label)
+        if sim.arrival[f] > sim.finish[f]:
+            ax.plot([sim.finish[f] * scale, sim.arrival[f] * scale], [y + h * 0.45] * 2, color=col, lw=0.8)
+    ax.set_yticks(range(len(srcs)))
+    ax.set_yticklabels([str(sim.nodes[s]) for s in srcs])
+    ax.set_ylim(-0.6, len(srcs) - 0.4)
+    ax.invert_yaxis()
+    if any(sim.tag_table[t] is not None for t in seen):
+        ax.legend(loc="lower right")
+    return ax
+
+
+def plot_link_load(g, result, ax=None, top=16):
+    """Bar chart of the busiest directed links (utilisation over the makespan).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        The topology the result was simulated on (its name titles the figure).
+    result : SimResult or CollectiveResult
+    top : int
+        Number of links shown.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    sim = getattr(result, "sim", result)
+    top = as_count("top", top, minimum=1)
+    name = str(g.graph.get("name", "")) or sim.name
+    title = "Busiest links" + (f": {name}" if name else "")
+    xlabel = "utilisation over the makespan (% of per-direction bandwidth)"
+    if ax is None:
+        _, ax = new_figure(title, xlabel, "directed link")
+    else:
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("directed link")
+    items = sorted(sim.link_utilisation.items(), key=lambda kv: -kv[1])[:top]
+    for (u, v), _ in items:
+        if not g.has_edge(u, v):
+            raise ValueError(f"result has link ({u!r}, {v!r}) that is not an edge of g; "
+                             "pass the graph it was simulated on")
+    labels = [f"{u} → {v}" for (u, v), _ in items]
+    vals = [100.0 * x for _, x in items]
+    ax.barh(range(len(items)), vals, color=PALETTE[0])
+    ax.set_yticks(range(len(items)))
+    ax.set_yticklabels(labels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 105)
+    return ax
