@@ -15,6 +15,7 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+
 from interconnect import netsim as ns
 from interconnect import topology as T
 

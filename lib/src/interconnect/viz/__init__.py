@@ -9,4 +9,6 @@ imported by ``import interconnect``: a chapter imports the explorer it shows, e.
 * :mod:`interconnect.viz.explorers`: one module per chapter, each function returning an
   :class:`interconnect.widgets.Explorer` (live ipywidgets in Jupyter, precomputed frames in
   the HTML book).
+* :mod:`interconnect.viz.timelines`: a simulation's flows over time and its link loads
+  (``netsim.plot_timeline`` and ``netsim.plot_link_load`` are lazy aliases of these).
 """
