@@ -8,21 +8,42 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import interconnect.catalog.boards as boards_mod
 import interconnect.rendering as rendering
 from interconnect.links import get_link
 from interconnect.rendering import (
-    MODES, RESOLUTIONS, afr_latency_penalty, dual_board_table, dual_gpu_board,
-    dual_gpu_boards, frame_bytes, frame_copy_time, link_utilisation, max_fps_over_link,
-    resolution_size, simulate_frames, temporal_copy_bytes_per_s, transfer_bytes_per_frame,
-    transfer_demand, transfer_fraction,
+    MODES,
+    RESOLUTIONS,
+    afr_latency_penalty,
+    dual_board_table,
+    dual_gpu_board,
+    dual_gpu_boards,
+    frame_bytes,
+    frame_copy_time,
+    link_utilisation,
+    max_fps_over_link,
+    resolution_size,
+    simulate_frames,
+    temporal_copy_bytes_per_s,
+    transfer_bytes_per_frame,
+    transfer_demand,
+    transfer_fraction,
 )
 
 R = 0.030   # 30 ms per frame on one GPU: a 33 fps card, used throughout
 
 
-def test_doctests():
+@pytest.mark.parametrize("mod", [rendering, rendering.bandwidth, rendering.frames, boards_mod])
+def test_doctests(mod):
     # the examples in the docstrings are part of the documentation
-    assert doctest.testmod(rendering).failed == 0
+    result = doctest.testmod(mod)
+    assert result.attempted >= 1 and result.failed == 0
+
+
+def test_face_reexports_the_package_modules_and_the_board_catalog():
+    assert rendering.simulate_frames is rendering.frames.simulate_frames
+    assert rendering.transfer_demand is rendering.bandwidth.transfer_demand
+    assert rendering.dual_gpu_board is boards_mod.dual_gpu_board
 
 
 # --------------------------------------------------------------------------- frame sizes
