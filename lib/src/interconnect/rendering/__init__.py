@@ -12,9 +12,10 @@ ATI/AMD CrossFire (2004-2005) to AMD's bridgeless XDMA CrossFire (2013):
   :func:`max_fps_over_link`, :func:`frame_copy_time`).
 * **What it does to frame timing.** A small discrete-event model of CPU submission,
   per-GPU rendering, in-order presentation and optional frame metering
-  (:func:`simulate_frames`), which reproduces the AFR scaling, the AFR micro-stutter
-  and the AFR latency penalty (:func:`afr_latency_penalty`), and why temporal effects
-  fight AFR (:func:`temporal_copy_bytes_per_s`).
+  (:func:`simulate_frames`, its inputs validated once in a :class:`FrameScenario`),
+  which reproduces the AFR scaling, the AFR micro-stutter and the AFR latency penalty
+  (:func:`afr_latency_penalty`), and why temporal effects fight AFR
+  (:func:`temporal_copy_bytes_per_s`).
 * **What two GPUs on one board cost.** Cited power and clock figures for four
   dual-GPU boards next to the single cards they doubled (:func:`dual_gpu_boards`,
   :func:`dual_gpu_board`).
@@ -94,7 +95,7 @@ from .bandwidth import (
     transfer_demand,
     transfer_fraction,
 )
-from .frames import AFRLatency, FrameTimeline, afr_latency_penalty, simulate_frames
+from .frames import AFRLatency, FrameScenario, FrameTimeline, afr_latency_penalty, simulate_frames
 
 if TYPE_CHECKING:  # a lazy attribute, see __getattr__
     from ..viz.frames import plot_frame_intervals
@@ -103,6 +104,7 @@ __all__ = [
     "RESOLUTIONS", "MODES", "resolution_size", "frame_bytes", "transfer_fraction",
     "transfer_bytes_per_frame", "transfer_demand", "link_utilisation",
     "max_fps_over_link", "frame_copy_time", "scaled_render_time", "FrameTimeline", "simulate_frames",
+    "FrameScenario",
     "AFRLatency", "afr_latency_penalty", "temporal_copy_bytes_per_s",
     "DualGPUBoard", "dual_gpu_boards", "dual_gpu_board", "dual_board_table",
     "plot_frame_intervals",

@@ -13,7 +13,7 @@ import numpy as np
 from .._validate import as_count, as_nonnegative, as_positive, choice
 from .bandwidth import MODES
 
-__all__ = ["FrameTimeline", "simulate_frames", "AFRLatency", "afr_latency_penalty"]
+__all__ = ["FrameTimeline", "FrameScenario", "simulate_frames", "AFRLatency", "afr_latency_penalty"]
 
 # ----------------------------------------------------------------------------------
 # Frame timing simulation
@@ -152,7 +152,124 @@ def _imbalance_split(targets, a):
     return 0.5 * (lo + hi)
 
 
-def simulate_frames(mode, n_gpus, render_time=None, render_jitter=0.0, cpu_time=1e-3,
+@dataclass(frozen=True)
+class FrameScenario:
+    """The inputs of :func:`simulate_frames`, validated once: one multi-GPU rendering setup.
+
+    The fields are :func:`simulate_frames`'s parameters, with the same meanings, units and
+    allowed ranges (see there). Construction checks them (a ``ValueError`` names the
+    parameter, its value and what is allowed) and stores them normalised: ``mode`` in
+    canonical case, numbers as ``float``/``int``, ``render_time_per_gpu`` as a tuple, and
+    the defaults of ``render_ahead`` and ``warmup`` resolved to the values used.
+    SFR-only fields (``imbalance``, ``imbalance_change``, ``split_lag``) and the AFR-only
+    ``history_copy_time`` are rejected for the other modes.
+
+    Examples
+    --------
+    >>> sc = FrameScenario("AFR", 3, render_time=0.030)
+    >>> sc.mode, sc.render_ahead, sc.warmup            # N + 1 frames queued for 3-way AFR
+    ('afr', 4, 60)
+    >>> round(simulate_frames(sc).mean_fps)
+    100
+    """
+
+    mode: str
+    n_gpus: int
+    render_time: float | None = None
+    render_jitter: float = 0.0
+    cpu_time: float = 1e-3
+    composite_time: float = 0.0
+    n_frames: int = 600
+    seed: int = 0
+    render_time_per_gpu: tuple | None = None
+    pacing: bool = False
+    render_ahead: int | None = None
+    transfer_time: float = 0.0
+    imbalance: float = 0.0
+    imbalance_change: float = 0.0
+    split_lag: int | None = None
+    geometry_fraction: float = 0.0
+    history_copy_time: float = 0.0
+    warmup: int | None = None
+
+    def __post_init__(self):
+        mode = choice("mode", self.mode, MODES)
+        n = as_count("n_gpus", self.n_gpus, 1)
+        nf = as_count("n_frames", self.n_frames, 20)
+        jitter = float(as_nonnegative("render_jitter", self.render_jitter))
+        cpu = float(as_nonnegative("cpu_time", self.cpu_time, "s"))
+        comp = float(as_nonnegative("composite_time", self.composite_time, "s"))
+        xfer = float(as_nonnegative("transfer_time", self.transfer_time, "s"))
+        hist = float(as_nonnegative("history_copy_time", self.history_copy_time, "s"))
+        imb0 = float(as_nonnegative("imbalance", self.imbalance))
+        if imb0 >= 1.0:
+            raise ValueError(f"imbalance={self.imbalance!r} is out of range; allowed [0, 1) "
+                             "(at 1 the light band would need no work at all)")
+        dimb = float(as_nonnegative("imbalance_change", self.imbalance_change))
+        geo = float(as_nonnegative("geometry_fraction", self.geometry_fraction))
+        if geo >= 1.0:
+            raise ValueError(f"geometry_fraction={self.geometry_fraction!r} is out of range; "
+                             "allowed [0, 1)")
+        seed, pacing = self.seed, self.pacing
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed={seed!r} is not allowed; seed must be an integer >= 0")
+        if not isinstance(pacing, (bool, np.bool_)):
+            raise ValueError(f"pacing={pacing!r} is not allowed; pacing must be True or False")
+        lag = None if self.split_lag is None else as_count("split_lag", self.split_lag, 1)
+        if mode != "sfr" and (imb0 > 0 or dimb > 0 or lag is not None):
+            raise ValueError(f"imbalance/imbalance_change/split_lag apply to mode='sfr' only, "
+                             f"not mode={mode!r}")
+        if mode != "afr" and hist > 0:
+            raise ValueError(f"history_copy_time={self.history_copy_time!r} applies to mode='afr' "
+                             f"only, not mode={mode!r}")
+
+        render_time, render_time_per_gpu = self.render_time, self.render_time_per_gpu
+        if render_time_per_gpu is not None:
+            if render_time is not None:
+                raise ValueError("give render_time or render_time_per_gpu, not both")
+            per_gpu = np.atleast_1d(as_positive("render_time_per_gpu", render_time_per_gpu, "s"))
+            if per_gpu.ndim != 1 or per_gpu.size != n:
+                raise ValueError(f"render_time_per_gpu has {per_gpu.size} entries; expected "
+                                 f"n_gpus={n}")
+        else:
+            if render_time is None:
+                raise ValueError("render_time=None; give render_time (s, > 0) or "
+                                 "render_time_per_gpu")
+            rt = as_positive("render_time", render_time, "s")
+            if np.ndim(rt) != 0:
+                raise ValueError("render_time must be a single number; use "
+                                 "render_time_per_gpu for unequal GPUs")
+            per_gpu = np.full(n, float(rt))
+
+        if self.render_ahead is None:
+            q = max(3, n + 1) if (mode == "afr" and n >= 3) else 3
+        else:
+            q = as_count("render_ahead", self.render_ahead, 1)
+        wu = nf // 10 if self.warmup is None else as_count("warmup", self.warmup, 0)
+        if wu > nf - 10:
+            raise ValueError(f"warmup={self.warmup!r} leaves fewer than 10 frames; allowed "
+                             f"0..{nf - 10} for n_frames={nf}")
+
+
+        fixed = dict(mode=mode, n_gpus=n, n_frames=nf, render_jitter=jitter, cpu_time=cpu,
+                     composite_time=comp, transfer_time=xfer, history_copy_time=hist, imbalance=imb0,
+                     imbalance_change=dimb, geometry_fraction=geo, seed=int(seed), pacing=bool(pacing),
+                     split_lag=lag, render_ahead=q, warmup=wu,
+                     render_time=None if render_time is None else float(per_gpu[0]),
+                     render_time_per_gpu=(None if render_time_per_gpu is None
+                                          else tuple(float(t) for t in per_gpu)))
+        for name, value in fixed.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def per_gpu_render_time(self):
+        """Whole-frame render time of each GPU, s (``n_gpus`` entries)."""
+        if self.render_time_per_gpu is not None:
+            return np.array(self.render_time_per_gpu, dtype=float)
+        return np.full(self.n_gpus, self.render_time)
+
+
+def simulate_frames(mode, n_gpus=None, render_time=None, render_jitter=0.0, cpu_time=1e-3,
                     composite_time=0.0, n_frames=600, seed=0, render_time_per_gpu=None,
                     pacing=False, render_ahead=None, transfer_time=0.0, imbalance=0.0,
                     imbalance_change=0.0, split_lag=None, geometry_fraction=0.0,
@@ -215,7 +332,8 @@ def simulate_frames(mode, n_gpus, render_time=None, render_jitter=0.0, cpu_time=
 
     Parameters
     ----------
-    mode : {"scanline", "sfr", "afr"}
+    mode : {"scanline", "sfr", "afr"} or FrameScenario
+        The rendering mode; or a whole :class:`FrameScenario`, given alone.
     n_gpus : int
         1 or more; with 1 every mode is the same single-GPU baseline.
     render_time : float, optional
@@ -275,61 +393,25 @@ def simulate_frames(mode, n_gpus, render_time=None, render_jitter=0.0, cpu_time=
     >>> [round(x * 1e3) for x in r.intervals[100:104]]   # ms: the micro-stutter
     [2, 28, 2, 28]
     """
-    mode = choice("mode", mode, MODES)
-    n = as_count("n_gpus", n_gpus, 1)
-    nf = as_count("n_frames", n_frames, 20)
-    jitter = float(as_nonnegative("render_jitter", render_jitter))
-    cpu = float(as_nonnegative("cpu_time", cpu_time, "s"))
-    comp = float(as_nonnegative("composite_time", composite_time, "s"))
-    xfer = float(as_nonnegative("transfer_time", transfer_time, "s"))
-    hist = float(as_nonnegative("history_copy_time", history_copy_time, "s"))
-    imb0 = float(as_nonnegative("imbalance", imbalance))
-    if imb0 >= 1.0:
-        raise ValueError(f"imbalance={imbalance!r} is out of range; allowed [0, 1) "
-                         "(at 1 the light band would need no work at all)")
-    dimb = float(as_nonnegative("imbalance_change", imbalance_change))
-    geo = float(as_nonnegative("geometry_fraction", geometry_fraction))
-    if geo >= 1.0:
-        raise ValueError(f"geometry_fraction={geometry_fraction!r} is out of range; "
-                         "allowed [0, 1)")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed={seed!r} is not allowed; seed must be an integer >= 0")
-    if not isinstance(pacing, (bool, np.bool_)):
-        raise ValueError(f"pacing={pacing!r} is not allowed; pacing must be True or False")
-    lag = None if split_lag is None else as_count("split_lag", split_lag, 1)
-    if mode != "sfr" and (imb0 > 0 or dimb > 0 or lag is not None):
-        raise ValueError(f"imbalance/imbalance_change/split_lag apply to mode='sfr' only, "
-                         f"not mode={mode!r}")
-    if mode != "afr" and hist > 0:
-        raise ValueError(f"history_copy_time={history_copy_time!r} applies to mode='afr' "
-                         f"only, not mode={mode!r}")
-
-    if render_time_per_gpu is not None:
-        if render_time is not None:
-            raise ValueError("give render_time or render_time_per_gpu, not both")
-        per_gpu = np.atleast_1d(as_positive("render_time_per_gpu", render_time_per_gpu, "s"))
-        if per_gpu.ndim != 1 or per_gpu.size != n:
-            raise ValueError(f"render_time_per_gpu has {per_gpu.size} entries; expected "
-                             f"n_gpus={n}")
+    if isinstance(mode, FrameScenario):
+        given = [k for k, v in zip(_SIM_PARAMS, (n_gpus, render_time, render_jitter, cpu_time, composite_time,
+                                                n_frames, seed, render_time_per_gpu, pacing, render_ahead,
+                                                transfer_time, imbalance, imbalance_change, split_lag,
+                                                geometry_fraction, history_copy_time, warmup))
+                 if v is not _SIM_DEFAULTS[k]]
+        if given:
+            raise ValueError(f"simulate_frames got a FrameScenario and also {', '.join(given)}; "
+                             "give the scenario alone (dataclasses.replace changes a field)")
+        sc = mode
     else:
-        if render_time is None:
-            raise ValueError("render_time=None; give render_time (s, > 0) or "
-                             "render_time_per_gpu")
-        rt = as_positive("render_time", render_time, "s")
-        if np.ndim(rt) != 0:
-            raise ValueError("render_time must be a single number; use "
-                             "render_time_per_gpu for unequal GPUs")
-        per_gpu = np.full(n, float(rt))
-
-    if render_ahead is None:
-        q = max(3, n + 1) if (mode == "afr" and n >= 3) else 3
-    else:
-        q = as_count("render_ahead", render_ahead, 1)
-    wu = nf // 10 if warmup is None else as_count("warmup", warmup, 0)
-    if wu > nf - 10:
-        raise ValueError(f"warmup={warmup!r} leaves fewer than 10 frames; allowed "
-                         f"0..{nf - 10} for n_frames={nf}")
-
+        sc = FrameScenario(mode, n_gpus, render_time, render_jitter, cpu_time, composite_time, n_frames,
+                           seed, render_time_per_gpu, pacing, render_ahead, transfer_time, imbalance,
+                           imbalance_change, split_lag, geometry_fraction, history_copy_time, warmup)
+    mode, n, nf, seed, pacing, lag = sc.mode, sc.n_gpus, sc.n_frames, sc.seed, sc.pacing, sc.split_lag
+    jitter, cpu, comp, xfer, hist = (sc.render_jitter, sc.cpu_time, sc.composite_time, sc.transfer_time,
+                                     sc.history_copy_time)
+    imb0, dimb, geo, q, wu = sc.imbalance, sc.imbalance_change, sc.geometry_fraction, sc.render_ahead, sc.warmup
+    per_gpu = sc.per_gpu_render_time
     rng = np.random.default_rng(seed)
     if jitter > 0:
         sigma2 = np.log1p(jitter ** 2)
@@ -400,6 +482,11 @@ def simulate_frames(mode, n_gpus, render_time=None, render_jitter=0.0, cpu_time=
     return FrameTimeline(mode=mode, n_gpus=n, input_times=inp, submit_times=sub,
                          ready_times=ready, display_times=disp, gpu=gpu_of, warmup=wu)
 
+
+
+#: simulate_frames's parameters after ``mode``, and their default objects (compared by identity).
+_SIM_PARAMS = simulate_frames.__code__.co_varnames[1:simulate_frames.__code__.co_argcount]
+_SIM_DEFAULTS = dict(zip(_SIM_PARAMS, simulate_frames.__defaults__))
 
 @dataclass(frozen=True)
 class AFRLatency:
