@@ -34,7 +34,7 @@ def test_family_table_is_the_family_slice(family):
 
 def test_family_is_case_insensitive_and_validated():
     assert links.table("pcie") == links.table("PCIe")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="family"):
         links.table("Myrinet")
 
 
@@ -102,6 +102,30 @@ def test_source_url_is_in_the_source():
         if r["source_url"] is not None:
             assert r["source_url"] in r["source"]
             assert r["source_url"][-1] not in ",;.)"
+
+
+def test_every_entry_has_a_structured_latency_basis_that_its_notes_agree_with():
+    """``latency_basis`` is set in the rows, not read from the notes; the notes say the same."""
+    for link in ALL:
+        assert link.latency_basis in links.LATENCY_BASES, link.name
+        assert link.latency_label, link.name
+        notes = link.notes
+        if link.latency_basis == "model":
+            assert "NCCL's model value" in notes and "hwLat" in notes, link.name
+        elif link.latency_basis == "unpublished":
+            assert "NO published figure" in notes or "Latency: NOT published" in notes, link.name
+            assert "NCCL's model value" not in notes, link.name
+        elif link.latency_basis == "spec":
+            assert "adapter figure" in notes and "not an end-to-end measurement" in notes, link.name
+            assert "NOT published" not in notes and "NO published" not in notes, link.name
+        if "NO published figure" in notes or "Latency: NOT published" in notes:
+            assert link.latency_basis == "unpublished", link.name
+
+
+def test_latency_basis_is_validated():
+    with pytest.raises(ValueError, match="latency_basis"):
+        links.Link(name="x", family="PCIe", label="x", year=2020, bandwidth=1e9, latency=1e-6,
+                   source="s", latency_basis="guess")
 
 
 def test_latency_basis_is_known_for_every_entry():

@@ -8,21 +8,42 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import interconnect.catalog.boards as boards_mod
 import interconnect.rendering as rendering
 from interconnect.links import get_link
 from interconnect.rendering import (
-    MODES, RESOLUTIONS, afr_latency_penalty, dual_board_table, dual_gpu_board,
-    dual_gpu_boards, frame_bytes, frame_copy_time, link_utilisation, max_fps_over_link,
-    resolution_size, simulate_frames, temporal_copy_bytes_per_s, transfer_bytes_per_frame,
-    transfer_demand, transfer_fraction,
+    MODES,
+    RESOLUTIONS,
+    afr_latency_penalty,
+    dual_board_table,
+    dual_gpu_board,
+    dual_gpu_boards,
+    frame_bytes,
+    frame_copy_time,
+    link_utilisation,
+    max_fps_over_link,
+    resolution_size,
+    simulate_frames,
+    temporal_copy_bytes_per_s,
+    transfer_bytes_per_frame,
+    transfer_demand,
+    transfer_fraction,
 )
 
 R = 0.030   # 30 ms per frame on one GPU: a 33 fps card, used throughout
 
 
-def test_doctests():
+@pytest.mark.parametrize("mod", [rendering, rendering.bandwidth, rendering.frames, boards_mod])
+def test_doctests(mod):
     # the examples in the docstrings are part of the documentation
-    assert doctest.testmod(rendering).failed == 0
+    result = doctest.testmod(mod)
+    assert result.attempted >= 1 and result.failed == 0
+
+
+def test_face_reexports_the_package_modules_and_the_board_catalog():
+    assert rendering.simulate_frames is rendering.frames.simulate_frames
+    assert rendering.transfer_demand is rendering.bandwidth.transfer_demand
+    assert rendering.dual_gpu_board is boards_mod.dual_gpu_board
 
 
 # --------------------------------------------------------------------------- frame sizes
@@ -410,3 +431,33 @@ def test_plot_frame_intervals():
     plt.close(fig)
     with pytest.raises(ValueError, match="labels"):
         rendering.plot_frame_intervals(runs, labels=["one"])
+
+
+# --------------------------------------------------------------------------- FrameScenario
+def test_frame_scenario_runs_exactly_as_the_keyword_call():
+    import dataclasses
+
+    from interconnect.rendering import FrameScenario
+
+    kw = dict(render_time=R, render_jitter=0.2, imbalance=0.3, imbalance_change=0.02, split_lag=2, seed=3)
+    sc = FrameScenario("SFR", 2, **kw)
+    a, b = simulate_frames("sfr", 2, **kw), simulate_frames(sc)
+    for f in ("input_times", "submit_times", "ready_times", "display_times"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+    assert sc.mode == "sfr" and sc.render_ahead == 3 and sc.warmup == 60
+    assert FrameScenario(**dataclasses.asdict(sc)) == sc          # normalised fields validate again
+    faster = dataclasses.replace(sc, render_time=R / 2)
+    assert simulate_frames(faster).mean_fps > b.mean_fps
+
+
+def test_frame_scenario_validates_and_is_given_alone():
+    from interconnect.rendering import FrameScenario
+
+    with pytest.raises(ValueError, match="imbalance=1.2"):
+        FrameScenario("sfr", 2, render_time=R, imbalance=1.2)
+    with pytest.raises(ValueError, match="history_copy_time"):
+        FrameScenario("sfr", 2, render_time=R, history_copy_time=0.01)
+    with pytest.raises(ValueError, match="n_gpus"):
+        simulate_frames("afr", render_time=R)
+    with pytest.raises(ValueError, match="cpu_time"):
+        simulate_frames(FrameScenario("afr", 2, render_time=R), cpu_time=0.002)

@@ -184,3 +184,13 @@ def test_tables():
 def test_errors_name_the_parameter(call, text):
     with pytest.raises(ValueError, match=text):
         call()
+
+
+def test_tables_live_in_the_catalog():
+    """The data tables are catalog.media's objects, re-exported, and its doctests pass."""
+    import interconnect.catalog.media as media_mod
+
+    for name in media_mod.__all__:
+        if hasattr(sig, name):
+            assert getattr(sig, name) is getattr(media_mod, name), name
+    assert doctest.testmod(media_mod).failed == 0

@@ -1,12 +1,21 @@
-"""Named, sourced presets the chapters share, so that no chapter or checker writes them out again.
+"""Named, sourced data the chapters share: data with sources, no models and no plots.
 
 * :mod:`~interconnect.catalog.models`: transformer models (GPT-3 175B/13B/6.7B/1.3B, a
   Llama-class 70B, the book's MoE model) as :class:`interconnect.parallel.ModelConfig`.
+* :mod:`~interconnect.catalog.links`: the link catalog (:class:`~interconnect.catalog.links.Link`,
+  ``get_link``), its rows in :mod:`~interconnect.catalog.link_specs` and its table views in
+  :mod:`~interconnect.catalog.link_tables`; public face :mod:`interconnect.links`.
+* :mod:`~interconnect.catalog.gpus`: GPUs (V100, A100, H100, B200); public face
+  :mod:`interconnect.devices`.
+* :mod:`~interconnect.catalog.media`: line codes, reach by medium, energy per bit;
+  re-exported by :mod:`interconnect.signalling`.
+* :mod:`~interconnect.catalog.boards`: dual-GPU boards of the rendering era; re-exported by
+  :mod:`interconnect.rendering`.
 
-GPUs live in :mod:`interconnect.devices` and links in :mod:`interconnect.links`; a machine is
-built from their names with :meth:`interconnect.parallel.Cluster.from_links`.
+A machine is built from GPU and link names with
+:meth:`interconnect.parallel.Cluster.from_links`.
 """
 
-from . import models
+from . import boards, gpus, link_specs, link_tables, links, media, models
 
-__all__ = ["models"]
+__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards"]
