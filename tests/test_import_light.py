@@ -34,3 +34,13 @@ def test_models_import_without_the_presentation_layer():
 def test_lazy_plot_aliases_load_matplotlib_only_when_used(module, attr):
     code = f"import {module} as m\nf = m.{attr}\nassert f.__module__.startswith('interconnect.viz.')"
     assert "matplotlib" in _loaded_after(code)
+
+
+def test_every_library_module_is_reachable_from_the_package():
+    # the review found ic.applications, ic.operations, ... raising AttributeError
+    import interconnect as ic
+
+    for name in ic._ON_DEMAND:
+        assert getattr(ic, name).__name__ == f"interconnect.{name}"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        ic.nothing  # noqa: B018

@@ -11,4 +11,7 @@ imported by ``import interconnect``: a chapter imports the explorer it shows, e.
   the HTML book).
 * :mod:`interconnect.viz.timelines`: a simulation's flows over time and its link loads
   (``netsim.plot_timeline`` and ``netsim.plot_link_load`` are lazy aliases of these).
+* :mod:`interconnect.viz.history`: the timeline of link generations (``links.plot_timeline``).
+* :mod:`interconnect.viz.frames`: frame intervals of multi-GPU rendering
+  (``rendering.plot_frame_intervals``).
 """
