@@ -12,7 +12,8 @@
 * :mod:`~interconnect.devices`: GPUs (peak FLOP/s, memory, power).
 * :mod:`~interconnect.memory`: the memory wall (model states, ZeRO, KV cache).
 * :mod:`~interconnect.parallel`: FLOPs, MFU and the efficiency model.
-* :mod:`~interconnect.catalog`: the data, each row with its source: links, GPUs, media, dual-GPU boards and model presets; `links`, `devices` and `signalling` are its public faces.
+* :mod:`~interconnect.catalog`: the data, each row with its source: links, GPUs, media, dual-GPU
+  boards and model presets (``links``, ``devices`` and ``signalling`` are its public faces).
 * :mod:`~interconnect.scenarios`: each chapter's setup (models, machines), shared with its checker (imported on demand).
 * :mod:`~interconnect.pipeline`: pipeline schedules (GPipe, 1F1B, interleaved) as data.
 * :mod:`~interconnect.moe`: mixture-of-experts routing and AllToAll traffic.
