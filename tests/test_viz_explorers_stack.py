@@ -13,12 +13,14 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from interconnect import collectives, explorers, links, memory  # noqa: E402
+from interconnect import transfer as X  # noqa: E402
 from interconnect import topology as T  # noqa: E402
 from interconnect.catalog import models  # noqa: E402
 from interconnect.parallel import Layout, layout_memory  # noqa: E402
 from interconnect.units import GiB, fmt_time, us  # noqa: E402
 from interconnect.viz.explorers import collectives as xc  # noqa: E402
 from interconnect.viz.explorers import planning as xp  # noqa: E402
+from interconnect.viz.explorers import protocols as xpr  # noqa: E402
 from interconnect.viz.explorers import three_walls as xw  # noqa: E402
 from interconnect.viz.explorers import topology as xt  # noqa: E402
 
@@ -27,7 +29,8 @@ MAKERS = {"dp_scaling_explorer": xw.dp_scaling_explorer, "allreduce_explorer": x
           "ring_allreduce_animation": xc.ring_allreduce_animation,
           "topology_load_explorer": lambda: xt.topology_load_explorer(cases=CROSSBAR + [
               ("Ring of 8 GPUs", T.ring(8), None, "shortest")]),
-          "memory_calculator_explorer": xp.memory_calculator_explorer}
+          "memory_calculator_explorer": xp.memory_calculator_explorer,
+          "mechanism_explorer": xpr.mechanism_explorer}
 
 
 def test_the_old_module_re_exports_the_same_functions():
@@ -99,3 +102,32 @@ def test_memory_calculator_shows_the_memory_models():
     assert f"training     {total / GiB:9.1f}" in text
     inf = memory.inference_memory(m, 96, 128, tp=8, pp=4, batch=32, context=8192)
     assert f"KV cache     {inf['kv_cache'] / GiB:9.1f}" in text
+
+
+def test_mechanism_explorer_shows_the_transfer_models():
+    ex = xpr.mechanism_explorer()
+    g = T.dgx1_hybrid_cube_mesh(with_pcie=True)
+    direct, staged, chunked = X.mechanisms(g, "gpu0", "gpu3", 2**30)
+    text = "\n".join(_texts(ex, route=0, nbytes=2**30))
+    assert f"NVLink P2P: {fmt_time(direct.time)}" in text
+    assert f"host staged: {fmt_time(chunked.time)}" in text
+    # across the sockets there is no P2P
+    assert X.mechanisms(g, "gpu0", "gpu6", 2**20)[0] is None
+    assert "direct: not possible here" in "\n".join(_texts(ex, route=1, nbytes=2**20))
+
+
+def test_step_bars_stack_every_step_by_kind():
+    import matplotlib.pyplot as plt
+
+    g = T.dgx1_hybrid_cube_mesh(with_pcie=True)
+    trs = [X.p2p_copy(g, "gpu0", "gpu3", 2**30), X.host_staged_copy(g, "gpu0", "gpu6", 2**30, chunks=4)]
+    fig, ax = plt.subplots()
+    xpr.step_bars(ax, trs, ["direct", "staged"])
+    assert len(ax.patches) == sum(len(t.steps) for t in trs)
+    # each bar ends at the transfer's time, in ms
+    ends = [max(p.get_x() + p.get_width() for p in ax.patches if abs(p.get_y() + p.get_height() / 2 - y) < 1e-9)
+            for y in range(2)]
+    assert np.allclose(ends, [t.time * 1e3 for t in trs])
+    labels = {h.get_label() for h in ax.get_legend_handles_labels()[0]}
+    assert {"stream at the bottleneck", "device → host copy", "host → device copy"} <= labels
+    plt.close(fig)
