@@ -13,8 +13,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from interconnect import collectives, explorers, links, memory  # noqa: E402
-from interconnect import transfer as X  # noqa: E402
 from interconnect import topology as T  # noqa: E402
+from interconnect import transfer as X  # noqa: E402
 from interconnect.catalog import models  # noqa: E402
 from interconnect.parallel import Layout, layout_memory  # noqa: E402
 from interconnect.units import GiB, fmt_time, us  # noqa: E402

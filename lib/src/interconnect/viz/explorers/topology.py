@@ -16,6 +16,7 @@ from matplotlib.lines import Line2D
 
 from ... import collectives, netsim, plots
 from ... import topology as T
+from ...topology.closed_form import neighbour_closed_form
 from ...units import fmt_bandwidth, fmt_bytes, fmt_time
 from ...widgets import Explorer, Param
 from ..topology import NODE_STYLE, edge_curves, fit_to_box, layout
@@ -47,15 +48,6 @@ def _topo_default_cases():
     ]
 
 
-def _topo_closed_form(g, ranks, op, algorithm, nbytes):
-    """Alpha-beta time with B = the narrowest shortest path between ring neighbours
-    (bytes/s per direction) and alpha = the longest such path latency."""
-    pairs = list(zip(ranks, ranks[1:] + ranks[:1]))
-    bw = min(T.path_bandwidth(g, a, b) for a, b in pairs)
-    lat = max(T.path_latency(g, a, b) for a, b in pairs)
-    return collectives.collective_time(op, nbytes, len(ranks), bw, lat, algorithm), bw
-
-
 def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ring AllReduce", "AllToAll")):
     """Per-link load of a collective drawn on its topology, and the simulated time
     against the alpha-beta closed form (chapter "Switching and topology").
@@ -67,8 +59,8 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
     busier direction (bytes carried / (per-direction bandwidth x makespan)). The closed
     form is :func:`interconnect.collectives.collective_time` (ring AllReduce; pairwise
     AllToAll) with one uncontended port per rank whose bandwidth is the narrowest
-    shortest path between consecutive ranks (:func:`interconnect.topology.path_bandwidth`)
-    and whose latency is the longest such path's.
+    shortest path between consecutive ranks and whose latency is the longest such path's
+    (:func:`interconnect.topology.closed_form.neighbour_closed_form`).
 
     Parameters
     ----------
@@ -99,7 +91,7 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
             op, alg = _TOPO_COLLECTIVES[cname]
             cf_alg = collectives.closed_form_of(op, alg)
             res = netsim.simulate_collective(g, op, nbytes, ranks=rk, algorithm=alg, routing=routing, seed=0)
-            t_cf, bw_cf = _topo_closed_form(g, rk, op, cf_alg, nbytes)
+            t_cf, bw_cf = neighbour_closed_form(g, nbytes, op, rk, cf_alg)
             util = res.sim.link_utilisation
             per_edge = np.array([max(util.get((u, v), 0.0), util.get((v, u), 0.0)) for u, v in g.edges])
             b = res.sim.bottleneck
