@@ -16,7 +16,7 @@ from ..._validate import as_count
 from ...units import GiB, fmt_bandwidth, fmt_time, us
 from ...widgets import Explorer, Param
 
-__all__ = ["allreduce_explorer", "ring_allreduce_animation"]
+__all__ = ["allreduce_explorer", "ring_allreduce_animation", "cost_text"]
 
 
 def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2", "nvlink3", "nvlink4", "nvlink5"),
@@ -192,3 +192,17 @@ def ring_allreduce_animation(p=5):
         alt=lambda step: (f"Ring of {p} ranks, each holding {p} chunks, after {step} of {rounds} steps of a ring "
                           "AllReduce; colours show how many ranks' data each chunk has summed."),
         dpi=90)
+
+
+def cost_text(op, p, algorithm="ring"):
+    """The cost of a collective at ``p`` ranks as text: ``"a α + b nβ"``, with ``" + c nγ"``
+    where it reduces (the coefficients of :func:`interconnect.collectives.cost_terms`).
+
+    Examples
+    --------
+    >>> cost_text("allreduce", 8, "ring")
+    '14 α + 1.75 nβ + 0.875 nγ'
+    """
+    a, b, c = collectives.cost_terms(op, p, algorithm)
+    text = f"{a:g} α + {b:.4g} nβ"
+    return text + (f" + {c:.4g} nγ" if c else "")
