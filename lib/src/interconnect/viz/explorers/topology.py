@@ -48,6 +48,66 @@ def _topo_default_cases():
     ]
 
 
+def _checked_labels(cases, collective_names):
+    """The cases' labels, after checking the arguments of :func:`topology_load_explorer`."""
+    if not cases:
+        raise ValueError("cases is empty; give at least one (label, graph, ranks, routing)")
+    for c in collective_names:
+        if c not in _TOPO_COLLECTIVES:
+            raise ValueError(f"collective_names contains {c!r}; allowed: {tuple(_TOPO_COLLECTIVES)}")
+    labels = [c[0] for c in cases]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"cases have repeated labels {labels}")
+    return labels
+
+
+def _run(g, ranks, routing, cname, nbytes):
+    """Simulation and closed form of one (topology, collective): what the explorer shows."""
+    rk = list(T.endpoints(g) if ranks is None else ranks)
+    op, alg = _TOPO_COLLECTIVES[cname]
+    res = netsim.simulate_collective(g, op, nbytes, ranks=rk, algorithm=alg, routing=routing, seed=0)
+    t_cf, bw_cf = neighbour_closed_form(g, nbytes, op, rk, collectives.closed_form_of(op, alg))
+    util = res.sim.link_utilisation
+    per_edge = np.array([max(util.get((u, v), 0.0), util.get((v, u), 0.0)) for u, v in g.edges])
+    b = res.sim.bottleneck
+    return dict(time=res.time, busbw=res.busbw, closed=t_cf, bw=bw_cf, util=per_edge, bottleneck=b,
+                bottleneck_util=util.get(b, 0.0) if b else 0.0, p=len(rk), routing=routing)
+
+
+def _draw_case(ax, ix, g, cmap):
+    """One topology, hidden until chosen: its edges (one LineCollection, recoloured by load),
+    its nodes by kind, GPU and host numbers, and a legend of node kinds in ``ix``.
+
+    Returns ``(line collection, every artist)``.
+    """
+    pos = fit_to_box(layout(g))
+    segs = edge_curves(g, pos)
+    lc = LineCollection(segs, colors=[cmap(0.0)] * len(segs), linewidths=1.0, capstyle="round", zorder=1)
+    ax.add_collection(lc)
+    art = [lc]
+    n_nodes = g.number_of_nodes()
+    scale = 1.0 if n_nodes <= 16 else max(0.3, (16 / n_nodes) ** 0.8)
+    handles = []
+    for kind in T.KINDS:
+        ns = [n for n, d in g.nodes(data=True) if d.get("kind") == kind]
+        if not ns:
+            continue
+        col, marker, size, name = NODE_STYLE[kind]
+        art.append(ax.scatter([pos[n][0] for n in ns], [pos[n][1] for n in ns], s=size * scale, c=col,
+                              marker=marker, edgecolors="white", linewidths=1.0, zorder=3))
+        handles.append(Line2D([], [], ls="", marker=marker, color=col, markersize=8, label=name))
+    for n, d in g.nodes(data=True):
+        if d.get("kind") in ("gpu", "host"):
+            art.append(ax.text(pos[n][0], pos[n][1], str(d.get("index", "")), ha="center", va="center",
+                               color="white", fontsize=8 if scale >= 0.8 else 6, fontweight="bold", zorder=4))
+    leg = Legend(ix, handles, [h.get_label() for h in handles], loc="lower left", fontsize=8.5,
+                 frameon=False, ncols=2, bbox_to_anchor=(-0.05, -0.02), handletextpad=0.3,
+                 columnspacing=0.8, title="node kinds", title_fontsize=8.5)
+    ix.add_artist(leg)
+    art.append(leg)
+    return lc, art
+
+
 def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ring AllReduce", "AllToAll")):
     """Per-link load of a collective drawn on its topology, and the simulated time
     against the alpha-beta closed form (chapter "Switching and topology").
@@ -74,30 +134,10 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
         Keys of ``_TOPO_COLLECTIVES``.
     """
     cases = list(_topo_default_cases() if cases is None else cases)
-    if not cases:
-        raise ValueError("cases is empty; give at least one (label, graph, ranks, routing)")
-    for c in collective_names:
-        if c not in _TOPO_COLLECTIVES:
-            raise ValueError(f"collective_names contains {c!r}; allowed: {tuple(_TOPO_COLLECTIVES)}")
-    labels = [c[0] for c in cases]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"cases have repeated labels {labels}")
-
+    labels = _checked_labels(cases, collective_names)
     # the slow part, once: every simulation and closed form
-    results = {}
-    for label, g, ranks, routing in cases:
-        rk = list(T.endpoints(g) if ranks is None else ranks)
-        for cname in collective_names:
-            op, alg = _TOPO_COLLECTIVES[cname]
-            cf_alg = collectives.closed_form_of(op, alg)
-            res = netsim.simulate_collective(g, op, nbytes, ranks=rk, algorithm=alg, routing=routing, seed=0)
-            t_cf, bw_cf = neighbour_closed_form(g, nbytes, op, rk, cf_alg)
-            util = res.sim.link_utilisation
-            per_edge = np.array([max(util.get((u, v), 0.0), util.get((v, u), 0.0)) for u, v in g.edges])
-            b = res.sim.bottleneck
-            results[label, cname] = dict(time=res.time, busbw=res.busbw, closed=t_cf, bw=bw_cf, util=per_edge,
-                                         bottleneck=b, bottleneck_util=util.get(b, 0.0) if b else 0.0,
-                                         p=len(rk), routing=routing)
+    results = {(label, cname): _run(g, ranks, routing, cname, nbytes)
+               for label, g, ranks, routing in cases for cname in collective_names}
     cmap = mpl.colormaps["viridis"]
     norm = mpl.colors.Normalize(0.0, 1.0)
 
@@ -120,35 +160,7 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
         cb.set_label("utilisation of the busier direction over the run (% of per-direction bandwidth)", fontsize=9)
         cb.set_ticks([0, 0.25, 0.5, 0.75, 1.0], labels=["0", "25", "50", "75", "100"])
 
-        groups = {}
-        for label, g, _ranks, _routing in cases:
-            pos = fit_to_box(layout(g))
-            segs = edge_curves(g, pos)
-            lc = LineCollection(segs, colors=[cmap(0.0)] * len(segs), linewidths=1.0, capstyle="round", zorder=1)
-            ax.add_collection(lc)
-            art = [lc]
-            n_nodes = g.number_of_nodes()
-            scale = 1.0 if n_nodes <= 16 else max(0.3, (16 / n_nodes) ** 0.8)
-            handles = []
-            for kind in T.KINDS:
-                ns = [n for n, d in g.nodes(data=True) if d.get("kind") == kind]
-                if not ns:
-                    continue
-                col, marker, size, name = NODE_STYLE[kind]
-                art.append(ax.scatter([pos[n][0] for n in ns], [pos[n][1] for n in ns], s=size * scale, c=col,
-                                      marker=marker, edgecolors="white", linewidths=1.0, zorder=3))
-                handles.append(Line2D([], [], ls="", marker=marker, color=col, markersize=8, label=name))
-            for n, d in g.nodes(data=True):
-                if d.get("kind") in ("gpu", "host"):
-                    art.append(ax.text(pos[n][0], pos[n][1], str(d.get("index", "")), ha="center", va="center",
-                                       color="white", fontsize=8 if scale >= 0.8 else 6, fontweight="bold",
-                                       zorder=4))
-            leg = Legend(ix, handles, [h.get_label() for h in handles], loc="lower left", fontsize=8.5,
-                         frameon=False, ncols=2, bbox_to_anchor=(-0.05, -0.02), handletextpad=0.3,
-                         columnspacing=0.8, title="node kinds", title_fontsize=8.5)
-            ix.add_artist(leg)
-            art.append(leg)
-            groups[label] = (lc, art)
+        groups = {label: _draw_case(ax, ix, g, cmap) for label, g, _ranks, _routing in cases}
         head = ax.set_title(" ")
 
         # time bars on a fixed log axis
