@@ -233,3 +233,47 @@ def test_activation_memory_errors():
         act(2048, 1, 1024, 16, chunks=2, microbatches=0)
     with pytest.raises(ValueError, match="heads"):
         act(2048, 1, 1024, 0)
+
+
+# --- layout_memory_breakdown and inference_memory ------------------------------------------
+
+
+@pytest.mark.parametrize("zero_stage", [0, 1, 2, 3])
+def test_layout_memory_breakdown_is_zero_table_1_plus_activations(zero_stage):
+    from dataclasses import replace
+
+    from interconnect.catalog import models
+    from interconnect.parallel import Layout, layout_memory, stage_params
+
+    m = models.get("gpt3-13b")
+    lay = Layout(dp=8, tp=4, pp=2, microbatch=1, zero_stage=zero_stage)
+    m = replace(m, global_batch=8 * 2 * 4)
+    parts = mem.layout_memory_breakdown(m, lay)
+    psi, nd = stage_params(m, lay), 8
+    # Rajbhandari et al. (2020), Table 1: 2 + 2 + 12 bytes per parameter, partitioned by stage
+    assert parts["stage_params"] == psi
+    assert parts["params"] == pytest.approx(2 * psi / (nd if zero_stage >= 3 else 1))
+    assert parts["grads"] == pytest.approx(2 * psi / (nd if zero_stage >= 2 else 1))
+    assert parts["optimizer"] == pytest.approx(12 * psi / (nd if zero_stage >= 1 else 1))
+    assert parts["activations"] > 0
+    assert parts["total"] == layout_memory(m, lay)
+    assert parts["params"] + parts["grads"] + parts["optimizer"] + parts["activations"] == pytest.approx(
+        parts["total"])
+
+
+def test_inference_memory_is_weights_plus_the_kv_cache():
+    from interconnect.catalog import models
+    from interconnect.parallel import transformer_params
+
+    m = models.get("llama2-70b")
+    one = mem.inference_memory(m, kv_heads=8, head_dim=128, batch=32, context=8192)
+    # KV cache: 2 (K and V) * layers * kv_heads * head_dim * 2 bytes per token
+    assert one["kv_cache"] == 2 * m.layers * 8 * 128 * 2 * 32 * 8192
+    assert one["weights"] == 2 * transformer_params(m.layers, m.hidden, m.vocab, m.seq_len)
+    assert one["total"] == one["weights"] + one["kv_cache"]
+    # over tp = 8 and pp = 4: weights / 32, the cache of layers / 4 layers and 8 / 8 = 1 KV head
+    split = mem.inference_memory(m, kv_heads=8, head_dim=128, tp=8, pp=4, batch=32, context=8192)
+    assert split["weights"] == pytest.approx(one["weights"] / 32)
+    assert split["kv_cache"] == 2 * (m.layers // 4) * 1 * 128 * 2 * 32 * 8192
+    # heads are replicated, not split below one, when tp > kv_heads
+    assert mem.inference_memory(m, 8, 128, tp=16, batch=1, context=1)["kv_cache"] == 2 * m.layers * 128 * 2

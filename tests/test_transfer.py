@@ -17,7 +17,7 @@ BIG = 1 * GB
 
 
 def _steps_sum(t):
-    assert t.time == pytest.approx(sum(s for _, s in t.steps))
+    assert t.time == pytest.approx(sum(s.seconds for s in t.steps))
 
 
 def test_p2p_nvlink_alpha_beta():
@@ -133,3 +133,18 @@ def test_transfer_is_frozen_and_printable():
     with pytest.raises(Exception):
         t.time = 1.0
     assert "NVLink P2P" in str(t)
+
+
+def test_steps_are_structured_and_their_kinds_name_what_they_are():
+    g = T.dgx1_hybrid_cube_mesh(with_pcie=True)
+    direct = X.p2p_copy(g, "gpu0", "gpu3", 2**30)
+    assert [s.kind for s in direct.steps] == ["latency", "stream"]
+    staged = X.host_staged_copy(g, "gpu0", "gpu6", 2**30, chunks=4)
+    assert [s.kind for s in staged.steps] == ["d2h", "h2d", "chunks"]
+    assert staged.steps[0].description.startswith("D2H copy gpu0")
+    c = T.cluster(2, 8)
+    assert [s.kind for s in X.bounce_buffer(c, "n0.gpu0", "n1.gpu0", 2**20).steps] == ["d2h", "rdma", "h2d"]
+    assert [s.kind for s in X.gpudirect_rdma(c, "n0.gpu0", "n1.gpu0", 2**20).steps] == ["latency"] * 3 + ["stream"]
+    assert all(s.kind in X.STEP_KINDS for s in staged.steps)
+    with pytest.raises(AttributeError):
+        staged.steps[0].seconds = 0.0

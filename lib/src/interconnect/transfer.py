@@ -41,7 +41,6 @@ R. W. Hockney, "The communication challenge for MPP", Parallel Computing 20(3), 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -52,8 +51,10 @@ from ._validate import as_count, as_nonnegative, as_positive
 from .links import get_link
 from .units import GB, fmt_bandwidth, fmt_bytes, fmt_time
 
-__all__ = ["Transfer", "HOST_MEMORY_BANDWIDTH", "HOST_MEMORY_BANDWIDTH_DDR5", "p2p_supported", "p2p_copy",
-           "host_of", "concurrent_host_reads", "host_staged_copy", "gpudirect_rdma", "bounce_buffer"]
+__all__ = ["Transfer", "Step", "STEP_KINDS", "HOST_MEMORY_BANDWIDTH", "HOST_MEMORY_BANDWIDTH_DDR5", "p2p_supported",
+           "p2p_copy",
+           "host_of", "concurrent_host_reads", "host_staged_copy", "gpudirect_rdma", "bounce_buffer",
+           "mechanisms"]
 
 #: Host memory bandwidth of one socket, bytes/s: 4 channels of DDR4-2400 x 8 bytes =
 #: 76.8 GB/s, Intel's figure for the Xeon E5-2698 v4 of the DGX-1 (Intel ARK "Max
@@ -64,6 +65,31 @@ HOST_MEMORY_BANDWIDTH = 76.8 * GB
 #: not checked against Intel ARK here). Default of :func:`bounce_buffer`, whose default
 #: graph is a DGX H100-like cluster.
 HOST_MEMORY_BANDWIDTH_DDR5 = 307.2 * GB
+
+
+#: What a :class:`Step` of a transfer is: a latency, streaming the bytes at the route's
+#: bottleneck, a device-to-host copy, a host-to-device copy, an RDMA from host memory to host
+#: memory, or the further chunks of a pipelined copy (paced by its slowest stage).
+STEP_KINDS = ("latency", "stream", "d2h", "h2d", "rdma", "chunks")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One part of a :class:`Transfer`'s time.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`STEP_KINDS`.
+    description : str
+        What happens, in words (e.g. ``"D2H copy gpu0 -> pinned buffer on cpu0: ..."``).
+    seconds : float
+        How long it takes, s.
+    """
+
+    kind: str
+    description: str
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -80,8 +106,9 @@ class Transfer:
     bandwidth : float
         Effective bandwidth ``nbytes / time``, bytes/s (what a benchmark would report;
         0 for an empty transfer).
-    steps : list of (str, float)
-        What the time is made of: description and seconds; they sum to ``time``.
+    steps : list of Step
+        What the time is made of (:class:`Step`: kind, description, seconds); the seconds
+        sum to ``time``.
     mechanism : str
         ``"NVLink P2P"``, ``"PCIe P2P"``, ``"host staged"``, ``"GPUDirect RDMA"``,
         ``"bounce buffer"``.
@@ -97,8 +124,8 @@ class Transfer:
         lines = [f"{self.mechanism}: {fmt_time(self.time)} "
                  f"(effective {fmt_bandwidth(self.bandwidth) if self.bandwidth > 0 else '0 B/s'})",
                  "  path: " + " -> ".join(map(str, self.path))]
-        for text, t in self.steps:
-            lines.append(f"  {fmt_time(t):>10}  {text}")
+        for step in self.steps:
+            lines.append(f"  {fmt_time(step.seconds):>10}  {step.description}")
         return "\n".join(lines)
 
 
@@ -157,22 +184,22 @@ def _stage(g, p):
 
 
 def _pipeline(stages, nbytes, chunks):
-    """Time and steps of ``stages`` [(desc, latency, bandwidth)] in sequence (chunks=1)
+    """Time and steps of ``stages`` [(kind, desc, latency, bandwidth)] in sequence (chunks=1)
     or as a pipeline of ``chunks`` equal chunks: T = sum(t_i) + (chunks-1) max(t_i),
     t_i = latency_i + (nbytes/chunks) / bandwidth_i."""
     part = nbytes / chunks
-    ts = [lat + part / bw for _, lat, bw in stages]
+    ts = [lat + part / bw for _, _, lat, bw in stages]
     steps = []
-    for (desc, lat, bw), t in zip(stages, ts):
+    for (kind, desc, _lat, bw), t in zip(stages, ts):
         what = f"{desc}: {fmt_bytes(part, binary=False)} at {fmt_bandwidth(bw)}"
         if chunks > 1:
             what += " (first chunk)" if not steps else " (one chunk)"
-        steps.append((what, t))
+        steps.append(Step(kind, what, t))
     if chunks > 1:
         slow = int(np.argmax(ts))
-        steps.append((f"{chunks - 1} more chunks, paced by the slowest stage "
-                      f"({stages[slow][0]})", (chunks - 1) * ts[slow]))
-    total = float(sum(t for _, t in steps))
+        steps.append(Step("chunks", f"{chunks - 1} more chunks, paced by the slowest stage "
+                          f"({stages[slow][1]})", (chunks - 1) * ts[slow]))
+    total = float(sum(step.seconds for step in steps))
     return total, steps
 
 
@@ -268,8 +295,8 @@ def p2p_copy(g, src_gpu, dst_gpu, nbytes):
                              "platforms; use host_staged_copy")
         mech, desc = "PCIe P2P", f"PCIe P2P ({topo._pcie_class(g, p)})"
     lat, bw = _stage(g, p)
-    steps = [(f"{desc}: latency over {len(p) - 1} hop(s)", lat),
-             (f"stream {fmt_bytes(n, binary=False)} at the bottleneck {fmt_bandwidth(bw)}", n / bw)]
+    steps = [Step("latency", f"{desc}: latency over {len(p) - 1} hop(s)", lat),
+             Step("stream", f"stream {fmt_bytes(n, binary=False)} at the bottleneck {fmt_bandwidth(bw)}", n / bw)]
     return _result(lat + n / bw, p, n, steps, mech)
 
 
@@ -413,9 +440,9 @@ def host_staged_copy(g, src_gpu, dst_gpu, nbytes, host_memory_bandwidth=HOST_MEM
     mem = hmb if c == 1 else hmb / 2
     l1, b1 = _stage(g, up)
     l2, b2 = _stage(g, down)
-    stages = [(f"D2H copy {src_gpu} -> pinned buffer on {cpu}", l1, min(b1, mem)),
-              (f"H2D copy {cpu} -> {dst_gpu}" + (" (crosses the socket link)" if _crosses_sockets(g, [None] + down) else ""),
-               l2, min(b2, mem))]
+    stages = [("d2h", f"D2H copy {src_gpu} -> pinned buffer on {cpu}", l1, min(b1, mem)),
+              ("h2d", f"H2D copy {cpu} -> {dst_gpu}"
+               + (" (crosses the socket link)" if _crosses_sockets(g, [None] + down) else ""), l2, min(b2, mem))]
     total, steps = _pipeline(stages, n, c)
     return _result(total, up + down[1:], n, steps, "host staged")
 
@@ -489,10 +516,10 @@ def gpudirect_rdma(g, src_gpu, dst_gpu, nbytes):
     lat, bw = _stage(g, p)
     e1, e2 = g.edges[src_gpu, a_nic], g.edges[b_nic, dst_gpu]
     net_lat = topo.path_latency(g, net)
-    steps = [(f"{a_nic} DMA-reads {src_gpu} memory over PCIe (GPUDirect RDMA)", e1["latency"]),
-             (f"network: {len(net) - 1} hop(s) {net[0]} -> {net[-1]}", net_lat),
-             (f"{b_nic} DMA-writes into {dst_gpu} memory", e2["latency"]),
-             (f"stream {fmt_bytes(n, binary=False)} at the bottleneck {fmt_bandwidth(bw)}", n / bw)]
+    steps = [Step("latency", f"{a_nic} DMA-reads {src_gpu} memory over PCIe (GPUDirect RDMA)", e1["latency"]),
+             Step("latency", f"network: {len(net) - 1} hop(s) {net[0]} -> {net[-1]}", net_lat),
+             Step("latency", f"{b_nic} DMA-writes into {dst_gpu} memory", e2["latency"]),
+             Step("stream", f"stream {fmt_bytes(n, binary=False)} at the bottleneck {fmt_bandwidth(bw)}", n / bw)]
     return _result(lat + n / bw, p, n, steps, "GPUDirect RDMA")
 
 
@@ -561,8 +588,38 @@ def bounce_buffer(g, src_gpu, dst_gpu, nbytes, pcie=None,
     net = _net_route(g, a_nic, b_nic)
     nlat, nbw = _stage(g, net)
     mem = hmb if c == 1 else hmb / 2
-    stages = [(f"D2H copy {src_gpu} -> host memory", plat, min(pbw, mem)),
-              (f"RDMA host -> host via {a_nic} ... {b_nic}", 2 * plat + nlat, min(nbw, pbw, mem)),
-              (f"H2D copy host memory -> {dst_gpu}", plat, min(pbw, mem))]
+    stages = [("d2h", f"D2H copy {src_gpu} -> host memory", plat, min(pbw, mem)),
+              ("rdma", f"RDMA host -> host via {a_nic} ... {b_nic}", 2 * plat + nlat, min(nbw, pbw, mem)),
+              ("h2d", f"H2D copy host memory -> {dst_gpu}", plat, min(pbw, mem))]
     total, steps = _pipeline(stages, n, c)
     return _result(total, [src_gpu] + net + [dst_gpu], n, steps, "bounce buffer")
+
+
+def mechanisms(g, src_gpu, dst_gpu, nbytes, chunks=8):
+    """The ways to move ``nbytes`` from ``src_gpu`` to ``dst_gpu``: direct, staged, staged in chunks.
+
+    Within a machine: :func:`p2p_copy` (``None`` where :func:`p2p_supported` says no) and
+    :func:`host_staged_copy` in one piece and in ``chunks``. Across the machines of a
+    cluster (``g.graph["builder"] == "cluster"``): :func:`gpudirect_rdma` and
+    :func:`bounce_buffer` in one piece and in ``chunks``.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+    src_gpu, dst_gpu : str
+    nbytes : float
+        Bytes.
+    chunks : int
+        Chunks of the pipelined staged copy.
+
+    Returns
+    -------
+    list
+        ``[direct Transfer or None, staged Transfer, staged pipelined Transfer]``.
+    """
+    if g.graph.get("builder") == "cluster":
+        return [gpudirect_rdma(g, src_gpu, dst_gpu, nbytes), bounce_buffer(g, src_gpu, dst_gpu, nbytes),
+                bounce_buffer(g, src_gpu, dst_gpu, nbytes, chunks=chunks)]
+    direct = p2p_copy(g, src_gpu, dst_gpu, nbytes) if p2p_supported(g, src_gpu, dst_gpu) else None
+    return [direct, host_staged_copy(g, src_gpu, dst_gpu, nbytes),
+            host_staged_copy(g, src_gpu, dst_gpu, nbytes, chunks=chunks)]

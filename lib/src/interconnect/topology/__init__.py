@@ -8,7 +8,7 @@ and :mod:`interconnect.netsim`):
   builder and the builder's arguments are stored next to it.
 * Node attribute ``kind`` is one of :data:`KINDS`. GPUs carry ``index`` (0..n-1 within
   their machine) and, in clusters, ``node``. Every builder also stores a drawing
-  position ``pos`` (used by :func:`draw`).
+  position ``pos`` (used by :func:`draw`, which lives in :mod:`interconnect.viz.topology`).
 * Edge attributes: ``bandwidth`` (bytes/s **per direction**, for the whole edge: two
   physical links between a pair make one edge with ``count=2`` and twice the
   bandwidth), ``latency`` (s, one way), ``link`` (a name for
@@ -66,8 +66,6 @@ from .build import (
     torus,
 )
 from .build import _is_nvlink as _is_nvlink  # used by interconnect.transfer
-from .draw import _KIND_STYLE as _KIND_STYLE  # used by interconnect.explorers
-from .draw import draw
 from .fabrics import cluster, fat_tree
 from .paths import (
     ShortestPaths,
@@ -92,3 +90,13 @@ __all__ = [
     "ShortestPaths", "routing_weight",
     "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",
 ]
+
+
+def __getattr__(name):
+    """``topology.draw`` is :func:`interconnect.viz.topology.draw`, imported on first use so that
+    ``import interconnect.topology`` does not import matplotlib."""
+    if name == "draw":
+        from ..viz.topology import draw
+
+        return draw
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
