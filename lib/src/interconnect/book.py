@@ -4,8 +4,8 @@
 text (e.g. ``3.96 ms``) without quotes; numbers may be glued as they are and formatted
 in the prose with ``{glue:text}`key:.1f```.
 
-Glued floats are stored with :data:`~interconnect._stable.GLUE_DIGITS` significant digits
-(:func:`~interconnect._stable.stable`), so the committed outputs do not depend on the last
+Glued floats are stored with ``GLUE_DIGITS`` (6) significant digits
+(:func:`stable`), so the committed outputs do not depend on the last
 bits of a float and strict nbval passes on any CPU and BLAS.
 """
 

@@ -8,7 +8,7 @@ the chapters use. The code lives in:
   raw, lane rate, latency basis, year);
 * :mod:`interconnect.catalog.link_specs`: the rows, numbers and sources;
 * :mod:`interconnect.catalog.link_tables`: :func:`table`, rows for specification tables;
-* :mod:`interconnect.viz.history`: :func:`plot_timeline`, loaded only when first used, so
+* :mod:`interconnect.viz.history`: ``plot_timeline``, loaded only when first used, so
   ``import interconnect.links`` never imports matplotlib.
 
 Examples

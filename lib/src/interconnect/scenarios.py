@@ -154,7 +154,7 @@ class Planning:
         GPT-3 175B at its published global batch of 1,536 sequences (``catalog.models.get("gpt3-175b")``).
     clusters : Mapping[str, Cluster]
         ``"8×A100 PCIe + HDR"``, ``"DGX A100 + HDR"`` and ``"DGX H100 + NDR"``: 8 GPUs per node,
-        calibrated efficiencies (:meth:`Cluster.from_links`).
+        calibrated efficiencies (:meth:`interconnect.parallel.Cluster.from_links`).
     memory_limit : float
         76 GB per GPU the planner may use: 80 GB GPUs less 4 GB kept for the CUDA context, NCCL
         buffers and fragmentation.

@@ -43,10 +43,10 @@ The model
 Collective schedules
 --------------------
 What a collective algorithm *does* lives in :mod:`interconnect.collectives.schedules`:
-:func:`~interconnect.collectives.schedules.schedule` turns a collective into transfers
+``schedule`` (:mod:`interconnect.collectives.schedules`) turns a collective into transfers
 between ranks, and the same :class:`~interconnect.collectives.schedules.Schedule` drives
 both :func:`simulate_collective` (timing on a graph) and
-:func:`~interconnect.collectives.schedules.run_collective` (the arithmetic on numpy
+``run_collective`` (the arithmetic on numpy
 arrays), so the schedule the book times is the schedule shown to be correct. Which
 algorithms can be simulated, under which names, is read from the one registry,
 :data:`interconnect.collectives.REGISTRY`. ``schedule``, ``run_collective``,

@@ -104,7 +104,7 @@ class FrameTimeline:
 
     @property
     def stutter_index(self) -> float:
-        """Micro-stutter index: mean |interval_k - interval_{k-1}| / mean interval.
+        """Micro-stutter index: mean ``|interval_k - interval_{k-1}|`` / mean interval.
 
         AnandTech's "delta percentage" (as a fraction, not %): "collecting the deltas
         (differences) between frame times, averaging that out, and then dividing delta
@@ -367,7 +367,7 @@ def simulate_frames(mode, n_gpus=None, render_time=None, render_jitter=0.0, cpu_
         SFR: initial load asymmetry ``a`` in [0, 1).
     imbalance_change : float, default 0
         SFR: per-frame standard deviation of the change in ``a`` (a random walk
-        clipped to |a| <= 0.95), >= 0.
+        clipped to ``|a| <= 0.95``), >= 0.
     split_lag : int, optional
         SFR: ``None`` for an even static split, or the number of frames (>= 1) by
         which the adaptive split lags the load.

@@ -8,7 +8,7 @@ and :mod:`interconnect.netsim`):
   builder and the builder's arguments are stored next to it.
 * Node attribute ``kind`` is one of :data:`KINDS`. GPUs carry ``index`` (0..n-1 within
   their machine) and, in clusters, ``node``. Every builder also stores a drawing
-  position ``pos`` (used by :func:`draw`, which lives in :mod:`interconnect.viz.topology`).
+  position ``pos`` (used by ``draw``, which lives in :mod:`interconnect.viz.topology`).
 * Edge attributes: ``bandwidth`` (bytes/s **per direction**, for the whole edge: two
   physical links between a pair make one edge with ``count=2`` and twice the
   bandwidth), ``latency`` (s, one way), ``link`` (a name for

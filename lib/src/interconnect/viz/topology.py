@@ -4,7 +4,7 @@
 :func:`edge_curves` gives each edge its polyline: straight, or the quadratic arc that
 matplotlib's ``arc3`` connection style draws for the edges listed in
 ``g.graph["draw_arcs"]`` and for the wrap-around edges of a torus (:func:`edge_rad`).
-:func:`draw` (also :func:`interconnect.topology.draw`), the topology-load explorer of
+:func:`draw` (also ``interconnect.topology.draw``), the topology-load explorer of
 :mod:`interconnect.viz.explorers.topology` and the routes drawn in the chapter
 "Protocols" (:func:`route_curve`) share them.
 """
