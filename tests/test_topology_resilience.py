@@ -1,11 +1,11 @@
-"""interconnect.topology.closed_form and interconnect.topology.resilience."""
+"""interconnect.netsim.closed_form and interconnect.netsim.resilience."""
 
 import pytest
 
 from interconnect import collectives, netsim
 from interconnect import topology as T
-from interconnect.topology.closed_form import neighbour_closed_form, simulated_and_closed_form
-from interconnect.topology.resilience import after_failure
+from interconnect.netsim.closed_form import neighbour_closed_form, simulated_and_closed_form
+from interconnect.netsim.resilience import after_failure
 
 N = 256 * 2**20
 

@@ -61,6 +61,11 @@ Layout
 * :mod:`~interconnect.netsim.engine`: :class:`Flow`, :class:`SimResult`, :func:`simulate`.
 * :mod:`~interconnect.netsim.collective`: :func:`simulate_collective`,
   :func:`simulate_rings`, :func:`effective_bandwidth`.
+* :mod:`~interconnect.netsim.closed_form`: a collective's simulated time against the
+  alpha-beta closed form on the same topology (``neighbour_closed_form``,
+  ``simulated_and_closed_form``).
+* :mod:`~interconnect.netsim.resilience`: what a failed link or chip costs a collective
+  (``after_failure``).
 * The figures :func:`plot_timeline` and :func:`plot_link_load` live in the presentation
   layer, :mod:`interconnect.viz.timelines`; they stay reachable here, imported on first
   use, so importing this package does not import matplotlib.

@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 
 from ... import collectives, netsim, plots
 from ... import topology as T
-from ...topology.closed_form import neighbour_closed_form
+from ...netsim.closed_form import neighbour_closed_form
 from ...units import fmt_bandwidth, fmt_bytes, fmt_time
 from ...widgets import Explorer, Param
 from ..topology import NODE_STYLE, edge_curves, fit_to_box, layout
@@ -120,7 +120,7 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
     form is :func:`interconnect.collectives.collective_time` (ring AllReduce; pairwise
     AllToAll) with one uncontended port per rank whose bandwidth is the narrowest
     shortest path between consecutive ranks and whose latency is the longest such path's
-    (:func:`interconnect.topology.closed_form.neighbour_closed_form`).
+    (:func:`interconnect.netsim.closed_form.neighbour_closed_form`).
 
     Parameters
     ----------

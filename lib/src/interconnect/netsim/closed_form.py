@@ -15,7 +15,8 @@ Used by the chapter "Switching and topology" and its explorer
 from __future__ import annotations
 
 from .. import collectives
-from .paths import endpoints, path_bandwidth, path_latency
+from ..topology.paths import endpoints, path_bandwidth, path_latency
+from .collective import simulate_collective
 
 __all__ = ["neighbour_closed_form", "simulated_and_closed_form"]
 
@@ -86,9 +87,7 @@ def simulated_and_closed_form(g, nbytes, op="allreduce", ranks=None, sim_algorit
     (interconnect.netsim.CollectiveResult, float, float)
         The simulation, the closed-form time (s) and the bandwidth it used (bytes/s).
     """
-    from .. import netsim
-
     ranks = list(endpoints(g) if ranks is None else ranks)
-    sim = netsim.simulate_collective(g, op, nbytes, ranks=ranks, algorithm=sim_algorithm, routing=routing, seed=seed)
+    sim = simulate_collective(g, op, nbytes, ranks=ranks, algorithm=sim_algorithm, routing=routing, seed=seed)
     closed, bw = neighbour_closed_form(g, nbytes, op, ranks, cf_algorithm)
     return sim, closed, bw

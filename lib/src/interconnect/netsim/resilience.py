@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from .paths import endpoints
+from ..topology.paths import endpoints
+from .collective import simulate_collective
 
 __all__ = ["after_failure"]
 
@@ -41,10 +42,8 @@ def after_failure(g, nbytes, remove_edge=None, remove_node=None, degraded=None, 
     (list, float, float)
         The ranks cut off, the time before (s) and the time after on the survivors (s).
     """
-    from .. import netsim
-
     ranks = list(endpoints(g) if ranks is None else ranks)
-    before = netsim.simulate_collective(g, op, nbytes, ranks=ranks, algorithm=algorithm, routing=routing).time
+    before = simulate_collective(g, op, nbytes, ranks=ranks, algorithm=algorithm, routing=routing).time
     h = g.copy()
     if remove_edge is not None:
         h.remove_edge(*remove_edge)
@@ -55,5 +54,5 @@ def after_failure(g, nbytes, remove_edge=None, remove_node=None, degraded=None, 
     alive = max(nx.connected_components(h), key=len)
     cut = [r for r in ranks if r not in alive]
     rest = [r for r in ranks if r in alive]
-    after = netsim.simulate_collective(h, op, nbytes, ranks=rest, algorithm=algorithm, routing=routing).time
+    after = simulate_collective(h, op, nbytes, ranks=rest, algorithm=algorithm, routing=routing).time
     return cut, before, after
