@@ -6,14 +6,17 @@ Optional extra columns from llm-analysis (cli99/llm-analysis), if installed in t
 (not a project requirement), with its flops_efficiency set to our fitted gemm_efficiency.
 """
 
-import json
-import os
-import sys
 import tempfile
-import types
 
-from interconnect.parallel import (CALIBRATED_COMM_EFFICIENCY, CALIBRATED_GEMM_EFFICIENCY, VALIDATION_ROWS, Cluster,
-                                   calibrate, step_time, step_flops)
+from interconnect.parallel import (
+    CALIBRATED_COMM_EFFICIENCY,
+    CALIBRATED_GEMM_EFFICIENCY,
+    VALIDATION_ROWS,
+    Cluster,
+    calibrate,
+    step_flops,
+    step_time,
+)
 
 
 def _llm_analysis():
@@ -28,7 +31,9 @@ def _llm_analysis_predict(train, row, tmp=None):
     from interconnect.calculators import llm_analysis_estimate
 
     t = llm_analysis_estimate(row.model, row.layout)["step_time"]
-    return t if row.quantity == "iteration_s" else step_flops(row.model, row.layout.recompute) / (row.layout.n_gpus * t) / 1e12
+    if row.quantity == "iteration_s":
+        return t
+    return step_flops(row.model, row.layout.recompute) / (row.layout.n_gpus * t) / 1e12
 
 
 def main():
@@ -40,7 +45,8 @@ def main():
           f"gemm_efficiency = {fit['gemm_efficiency']:.4f} (stored {CALIBRATED_GEMM_EFFICIENCY}), "
           f"comm_efficiency = {fit['comm_efficiency']:.4f} (stored {CALIBRATED_COMM_EFFICIENCY}); "
           f"rms log error {100 * fit['rms_log_error']:.1f} %, worst row {100 * fit['max_abs_error']:.1f} %")
-    head = f"{'source':<17} {'configuration':<22} {'layout':<22} {'quantity':<14} {'measured':>9} {'predicted':>9} {'error':>7}"
+    head = (f"{'source':<17} {'configuration':<22} {'layout':<22} {'quantity':<14} "
+            f"{'measured':>9} {'predicted':>9} {'error':>7}")
     head += f" {'llm-analysis':>12} {'error':>7}" if train else ""
     head += "  dominant overhead"
     print(head)

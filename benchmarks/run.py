@@ -129,7 +129,8 @@ def bench_netsim():
     for nodes in (1, 2, 4, 8):
         g = topology.cluster(nodes=nodes, gpus_per_node=8)
         for op, alg in (("allreduce", "ring"), ("alltoall", "direct")):
-            best, _ = best_of(lambda: netsim.simulate_collective(g, op, 256 * MiB, algorithm=alg), 3)
+            best, _ = best_of(
+                lambda g=g, op=op, alg=alg: netsim.simulate_collective(g, op, 256 * MiB, algorithm=alg), 3)
             print(f"netsim: {op} ({alg}) on {nodes * 8} GPUs of a rail-optimised cluster: {best * 1e3:.1f} ms")
 
 

@@ -108,10 +108,14 @@ def main():
         print(f"SimGrid is not importable by {SIMGRID_PYTHON}: install Debian's python3-simgrid. Skipping.")
         return 0
     rows = []
-    for name, (g, run) in [("1 GiB ring AllReduce, nvswitch(8), 450 GB/s per direction", workload_ring_allreduce_nvswitch()),
-                           ("64-GPU AllToAll (64 MiB per rank), k=8 fat tree 2:1, ECMP", workload_alltoall_fat_tree())]:
+    workloads = [
+        ("1 GiB ring AllReduce, nvswitch(8), 450 GB/s per direction", workload_ring_allreduce_nvswitch()),
+        ("64-GPU AllToAll (64 MiB per rank), k=8 fat tree 2:1, ECMP", workload_alltoall_fat_tree()),
+    ]
+    for name, (g, run) in workloads:
         rows.append(compare(name, g, run))
-    print("| workload | flows | netsim (s) | SimGrid (s) | makespan diff | worst flow diff | netsim wall | SimGrid wall | speed ratio |")
+    print("| workload | flows | netsim (s) | SimGrid (s) | makespan diff | worst flow diff "
+          "| netsim wall | SimGrid wall | speed ratio |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         print(f"| {r['workload']} | {r['flows']} | {r['ours_time']:.6g} | {r['simgrid_time']:.6g} | "

@@ -71,7 +71,7 @@ def main():
 
     def sender(i):
         f = flows[i]
-        for d in f["deps"]:
+        for _d in f["deps"]:
             sems[i].acquire()
         if sg.Engine.clock < f["start"]:
             sg.this_actor.sleep_until(f["start"])

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import pathlib
 import threading
 
 import pytest
-
-import os
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HTML = pathlib.Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))  # BOOK_HTML: test another build
@@ -142,7 +141,8 @@ def test_static_explorers_respond(browser, server, rel):
                 new = 0 if cur != 0 else top
                 slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(new))
                 after = img.get_attribute("src")
-                assert after != before, f"{rel}: moving slider {slider.get_attribute('data-param')} did not change the figure"
+                assert after != before, (f"{rel}: moving slider {slider.get_attribute('data-param')} "
+                                         "did not change the figure")
                 slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(cur))
                 assert img.get_attribute("src") == before
         assert not problems, f"{rel}: " + "; ".join(problems)
@@ -152,7 +152,9 @@ def test_static_explorers_respond(browser, server, rel):
 
 def test_chapters_have_explorers(browser, server):
     """Each chapter notebook ships at least one static explorer (appendices and the instructors' page need none)."""
-    chapters = [p for p in pages() if p.startswith("book/") and p.count("/") >= 2 and not p.startswith(("book/appendix/", "book/classroom/"))]
+    chapters = [p for p in pages()
+                if p.startswith("book/") and p.count("/") >= 2
+                and not p.startswith(("book/appendix/", "book/classroom/"))]
     assert chapters
     for rel in chapters:
         ctx, page, _ = _open(browser, server, rel)

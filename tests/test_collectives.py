@@ -18,8 +18,17 @@ from hypothesis import strategies as st
 
 import interconnect.collectives as coll
 from interconnect.collectives import (
-    ALGORITHMS, APPLICABLE, DESCRIPTION, OPS, algorithm_bandwidth, best_algorithm, bus_bandwidth,
-    bus_factor, collective_time, cost_terms, crossover_size,
+    ALGORITHMS,
+    APPLICABLE,
+    DESCRIPTION,
+    OPS,
+    algorithm_bandwidth,
+    best_algorithm,
+    bus_bandwidth,
+    bus_factor,
+    collective_time,
+    cost_terms,
+    crossover_size,
 )
 
 POW2_ONLY = {"recursive_doubling", "rabenseifner", "bruck"}
@@ -372,7 +381,8 @@ def test_crossover_by_hand():
     # 2 lg p alpha + 2 (p-1)/p n beta  =>  n* = lg p alpha B / (lg p - 2 (p-1)/p)
     p, bw, lat = 8, 1e11, 1e-6
     expected = 3 * lat * bw / (3 - 2 * 7 / 8)
-    assert crossover_size("allreduce", p, bw, lat, "recursive_doubling", "rabenseifner") == pytest.approx(expected, rel=1e-12)
+    got = crossover_size("allreduce", p, bw, lat, "recursive_doubling", "rabenseifner")
+    assert got == pytest.approx(expected, rel=1e-12)
 
 
 def test_crossover_inf_where_lines_never_cross():

@@ -39,7 +39,8 @@ def _wrong(lines):
 
 def test_a_wrong_verdict_would_be_found():
     cell = {"source": ["x = 1\n", "check('a', x)"],
-            "outputs": [{"output_type": "execute_result", "data": {"text/plain": "✓ a [p]: right\n✗ a [q]: not right"}}]}
+            "outputs": [{"output_type": "execute_result",
+                         "data": {"text/plain": "✓ a [p]: right\n✗ a [q]: not right"}}]}
     assert CALL.search("".join(cell["source"]))
     assert _wrong(_verdict_lines(cell)) == ["✗ a [q]: not right"]
 

@@ -7,7 +7,8 @@ and strong scaling efficiency as in Shoeybi et al. (2019).
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from interconnect import operations as O
 from interconnect import parallel as P

@@ -15,7 +15,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks
 import simgrid_compare as sgc  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sgc.simgrid_available(),
-                                reason=f"SimGrid not importable by {sgc.SIMGRID_PYTHON} (apt-get install python3-simgrid)")
+                                reason=f"SimGrid not importable by {sgc.SIMGRID_PYTHON} "
+                                       "(apt-get install python3-simgrid)")
 
 
 def test_ring_allreduce_on_nvswitch_agrees():

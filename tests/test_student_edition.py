@@ -24,8 +24,9 @@ END = "```{solution-end}\n```"
 
 
 def test_solution_across_cells_goes_code_and_all():
-    nb = {"cells": [md("intro"), md(EX + START + "Secret prose."), code("secret = 1"), md("More secret.\n" + END + "\n\nAfter."),
-                    code("kept = 2")], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    nb = {"cells": [md("intro"), md(EX + START + "Secret prose."), code("secret = 1"),
+                    md("More secret.\n" + END + "\n\nAfter."), code("kept = 2")],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     out, removed = strip_solutions(nb)
     text = "\n".join(c["source"] for c in out["cells"])
     assert "secret" not in text.lower() and "solution" not in text

@@ -1,5 +1,7 @@
 """Tests for interconnect.transfer: P2P, host staging, GPUDirect RDMA, bounce buffers."""
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -130,7 +132,7 @@ def test_errors():
 def test_transfer_is_frozen_and_printable():
     t = X.p2p_copy(DGX1, "gpu0", "gpu1", 0)
     assert t.bandwidth == 0.0 and t.time == pytest.approx(0.6e-6)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         t.time = 1.0
     assert "NVLink P2P" in str(t)
 

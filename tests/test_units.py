@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 import interconnect.units as u
 from interconnect.units import (
-    bidirectional, bits_to_bytes, bytes_to_bits, fmt_bandwidth, fmt_bytes, fmt_flops, fmt_si, fmt_time,
+    bidirectional,
+    bits_to_bytes,
+    bytes_to_bits,
+    fmt_bandwidth,
+    fmt_bytes,
+    fmt_flops,
+    fmt_si,
+    fmt_time,
     per_direction,
 )
 

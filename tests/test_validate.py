@@ -27,7 +27,7 @@ def test_as_positive_returns_float_or_array():
     ({"a": 1}, ["bandwidth={'a': 1}", "not a number"]),
 ])
 def test_as_positive_messages(value, pieces):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(ValueError, match=r"^bandwidth[= ]") as e:
         as_positive("bandwidth", value, "bytes/s")
     for piece in pieces:
         assert piece in str(e.value)
@@ -35,7 +35,7 @@ def test_as_positive_messages(value, pieces):
 
 def test_as_nonnegative():
     assert as_nonnegative("latency", 0) == 0.0
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(ValueError, match=r"^latency=") as e:
         as_nonnegative("latency", -1e-6, "seconds")
     assert "latency=-1e-06" in str(e.value) and ">= 0 seconds" in str(e.value)
 
@@ -60,7 +60,7 @@ def test_as_count_values():
     (float("nan"), 1, ["p=nan", "NaN"]),
 ])
 def test_as_count_messages(value, minimum, pieces):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(ValueError, match=r"^p=") as e:
         as_count("p", value, minimum=minimum)
     for piece in pieces:
         assert piece in str(e.value)
@@ -82,7 +82,7 @@ def test_as_fraction_values():
     ("half", True, ["overlap='half'", "not a number"]),
 ])
 def test_as_fraction_messages(value, low_open, pieces):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(ValueError, match=r"^overlap=") as e:
         as_fraction("overlap", value, low_open=low_open)
     for piece in pieces:
         assert piece in str(e.value)
@@ -104,7 +104,7 @@ def test_choice_normalises():
     (None, ["op=None", "not a string"]),
 ])
 def test_choice_messages(value, pieces):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(ValueError, match=r"^op=") as e:
         choice("op", value, ("allreduce", "broadcast"))
     for piece in pieces:
         assert piece in str(e.value)

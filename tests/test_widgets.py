@@ -5,6 +5,7 @@ import os
 
 os.environ["MPLBACKEND"] = "Agg"  # before pyplot is imported anywhere in this module
 
+import dataclasses  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
 
@@ -59,7 +60,7 @@ def test_param_errors():
 
 
 def test_param_is_frozen():
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         SLOPE.default = 3
 
 
