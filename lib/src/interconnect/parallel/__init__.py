@@ -15,6 +15,7 @@ The package, one topic per module (every public name is re-exported here):
   iteration of a GPT-style transformer;
 * :mod:`~interconnect.parallel.layout`: :class:`Layout`, how a job is split over GPUs;
 * :mod:`~interconnect.parallel.cluster`: :class:`Cluster`, the machine, and the links a group spans;
+* :mod:`~interconnect.parallel.traffic`: what each strategy sends (:class:`Traffic`), in bytes;
 * :mod:`~interconnect.parallel.step_time`: the step-time model of a PTD-P + EP + ZeRO step;
 * :mod:`~interconnect.parallel.validation`: published measurements and the calibration;
 * :mod:`~interconnect.parallel.plan`: the layout planner;
@@ -46,8 +47,6 @@ from .plan import Plan, layout_memory, plan, stage_params
 from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_comm_intensity
 from .step_time import (
     StepTime,
-    _act_bytes,
-    _dp_buckets,
     dp_comm_time,
     dp_wire_bytes,
     elementwise_time,
@@ -55,6 +54,18 @@ from .step_time import (
     pp_comm_time,
     step_time,
     tp_comm_time,
+)
+from .traffic import (
+    Traffic,
+    _dp_buckets,
+    activation_bytes,
+    collectives_per_layer,
+    dp_traffic,
+    ep_traffic,
+    pp_traffic,
+    step_traffic,
+    tp_traffic,
+    wire_bytes,
 )
 from .transformer import (
     RECOMPUTE_MODES,
@@ -74,7 +85,9 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "ep_comm_time", "step_time", "dp_wire_bytes", "effective_bandwidth",
            "plan", "layout_memory", "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
            "calibrate", "validation_table",
-           "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity"]
+           "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
+           "Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
+           "ep_traffic", "step_traffic", "wire_bytes"]
 
 # private names other modules and chapters use (planning.ipynb calls _group_link)
-_PRIVATE = (_group_link, _check_fit, _act_bytes, _dp_buckets)
+_PRIVATE = (_group_link, _check_fit, _dp_buckets)

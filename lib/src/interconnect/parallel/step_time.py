@@ -25,88 +25,75 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from .. import memory as _memory
 from ..collectives import collective_time
 from .cluster import Cluster, _group_link
 from .efficiency import pipeline_bubble_fraction
 from .layout import Layout, _check_fit
+from .traffic import SENDRECV, _dp_buckets, _phases, dp_traffic, ep_traffic, pp_traffic, tp_traffic, wire_bytes
 from .transformer import ModelConfig, step_flops
 
 __all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "dp_wire_bytes", "elementwise_time",
            "StepTime", "step_time"]
 
 
-def _act_bytes(model, layout):
-    """Bytes of one microbatch's hidden states: ``s b h * 2`` (16-bit)."""
-    return 2.0 * model.seq_len * layout.microbatch * model.hidden
+def _price(traffic, bandwidth, latency):
+    """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` whose collectives all run
+    at ``bandwidth`` and ``latency`` (each phase's calls added, then times its count)."""
+    return _phases(traffic, lambda t: collective_time(t.op, t.nbytes, t.group, bandwidth, latency, t.algorithm))
 
 
 def tp_comm_time(model, layout, cluster):
     """Tensor-parallel communication per step on one GPU, seconds (all on the critical path).
 
-    Per layer and microbatch, 2 AllReduces in the forward and 2 in the backward pass of
-    ``2 s b h`` bytes (Shoeybi et al. 2019, sec. 3, Fig. 4); with sequence parallelism each
-    AllReduce is a ReduceScatter + AllGather pair of the same bytes (Korthikanti et al.
-    2022, sec. 4.2.2), which costs the same under the ring model. Full recomputation
-    repeats the forward pass and its 2 AllReduces (6 per layer). Each GPU runs ``l / pp``
-    layers for ``m`` microbatches.
+    Prices :func:`~interconnect.parallel.traffic.tp_traffic`: per layer and microbatch, 2
+    AllReduces in the forward and 2 in the backward pass of ``2 s b h`` bytes (Shoeybi et al.
+    2019, sec. 3, Fig. 4); with sequence parallelism each AllReduce is a ReduceScatter +
+    AllGather pair of the same bytes (Korthikanti et al. 2022, sec. 4.2.2), which costs the
+    same under the ring model. Full recomputation repeats the forward pass and its 2
+    AllReduces (6 per layer). Each GPU runs ``l / pp`` layers for ``m`` microbatches. The
+    group is ``tp`` adjacent ranks (:func:`_group_link`).
     """
-    t = layout.tp
-    if t == 1:
+    traffic = tp_traffic(model, layout)
+    if not traffic:
         return 0.0
-    m = _check_fit(model, layout)
-    bw, lat = _group_link(t, 1, cluster)
-    nbytes = _act_bytes(model, layout)
-    if layout.sequence_parallel:
-        one = (collective_time("reducescatter", nbytes, t, bw, lat)
-               + collective_time("allgather", nbytes, t, bw, lat))
-    else:
-        one = collective_time("allreduce", nbytes, t, bw, lat)
-    per_layer = 6 if layout.recompute == "full" else 4
-    return m * (model.layers / layout.pp) * per_layer * one
+    return _price(traffic, *_group_link(layout.tp, 1, cluster))
 
 
 def pp_comm_time(model, layout, cluster):
     """Pipeline point-to-point communication per step on one GPU, seconds.
 
-    Each stage sends the activation (``2 s b h`` bytes) of every microbatch forward and
-    receives its gradient backward: ``2 m`` transfers, ``2 m v`` with ``v`` interleaved
-    chunks (Narayanan et al. 2021, sec. 2.2.2). Across nodes with the scatter/gather
-    optimisation each TP rank sends ``2 s b h / t`` over its own NIC and an NVLink
-    AllGather rebuilds the tensor (sec. 4.1); within a node the transfer is on NVLink.
+    Prices :func:`~interconnect.parallel.traffic.pp_traffic`: each stage sends the activation
+    (``2 s b h`` bytes) of every microbatch forward and receives its gradient backward: ``2 m``
+    transfers, ``2 m v`` with ``v`` interleaved chunks (Narayanan et al. 2021, sec. 2.2.2).
+    Across nodes with the scatter/gather optimisation each TP rank sends ``2 s b h / t`` over
+    its own NIC and an NVLink AllGather rebuilds the tensor (sec. 4.1); within a node the
+    transfer is on NVLink. A transfer costs one latency plus its bytes over the link.
     """
-    p = layout.pp
-    if p == 1:
+    traffic = pp_traffic(model, layout, cluster.gpus_per_node)
+    if not traffic:
         return 0.0
-    m = _check_fit(model, layout)
-    stride = layout.tp * layout.dp
-    nbytes = _act_bytes(model, layout)
     eff = cluster.comm_efficiency
-    if stride * p <= cluster.gpus_per_node:  # the whole pipeline in one node
-        one = cluster.intra_latency + nbytes / (cluster.intra_bandwidth * eff)
-    elif layout.scatter_gather and layout.tp > 1:
-        one = cluster.inter_latency + nbytes / layout.tp / (cluster.inter_bandwidth * eff)
-        bw, lat = _group_link(layout.tp, 1, cluster)
-        one += collective_time("allgather", nbytes, layout.tp, bw, lat)
+    if layout.tp * layout.dp * layout.pp <= cluster.gpus_per_node:  # the whole pipeline in one node
+        p2p_bw, p2p_lat = cluster.intra_bandwidth, cluster.intra_latency
     else:
-        one = cluster.inter_latency + nbytes / (cluster.inter_bandwidth * eff)
-    return 2.0 * m * layout.chunks * one
+        p2p_bw, p2p_lat = cluster.inter_bandwidth, cluster.inter_latency
 
+    def one(t):
+        if t.op == SENDRECV:
+            return p2p_lat + t.nbytes / (p2p_bw * eff)
+        return collective_time(t.op, t.nbytes, t.group, *_group_link(t.group, t.stride, cluster), t.algorithm)
 
-def _dp_buckets(model, layout):
-    """Number of gradient buckets per GPU: BF16 gradients of its shard in ``bucket_bytes`` pieces."""
-    total = 2.0 * model.params / (layout.tp * layout.pp)
-    return max(1, int(np.ceil(total / layout.bucket_bytes)))
+    return _phases(traffic, one)
 
 
 def dp_comm_time(model, layout, cluster):
     """Data-parallel gradient (and ZeRO parameter) communication per step on one GPU, seconds.
 
-    Each GPU holds ``P / (tp pp)`` parameters and reduces ``G = 2 P / (tp pp)`` bytes of
-    BF16 gradients over the ``dp`` ranks, in buckets of ``layout.bucket_bytes`` (one
-    collective and its latencies per bucket):
+    Prices :func:`~interconnect.parallel.traffic.dp_traffic` on the link the ``dp`` ranks
+    (``tp`` apart) span: each GPU reduces ``G = 2 P / (tp pp)`` bytes of BF16 gradients over
+    the ``dp`` ranks in buckets of ``layout.bucket_bytes``, one collective and its latencies
+    per bucket:
 
     * ZeRO 0: AllReduce of ``G`` (``2 G (dp-1)/dp`` bytes on the wire);
     * ZeRO 1 and 2: ReduceScatter of the gradients + AllGather of the updated parameters,
@@ -115,26 +102,18 @@ def dp_comm_time(model, layout, cluster):
       (sec. 7.2.2). Counted once per step as in the paper; with gradient accumulation a
       real ZeRO-3 regathers per microbatch, so this is a lower bound.
     """
-    d = layout.dp
-    if d == 1:
+    traffic = dp_traffic(model, layout)
+    if not traffic:
         return 0.0
-    total = 2.0 * model.params / (layout.tp * layout.pp)
-    n_buckets = _dp_buckets(model, layout)
-    bucket = total / n_buckets
-    bw, lat = _group_link(d, layout.tp, cluster)
-    if layout.zero_stage == 0:
-        one = collective_time("allreduce", bucket, d, bw, lat)
-    else:
-        one = (collective_time("reducescatter", bucket, d, bw, lat)
-               + collective_time("allgather", bucket, d, bw, lat) * (2 if layout.zero_stage == 3 else 1))
-    return n_buckets * one
+    return _price(traffic, *_group_link(layout.dp, layout.tp, cluster))
 
 
 def dp_wire_bytes(model, layout):
     """Bytes one GPU sends per step (per direction) for its gradient and ZeRO traffic.
 
-    The bandwidth term of :func:`dp_comm_time` counted in bytes rather than seconds: the same
-    buckets and the same ring collectives over the ``dp`` ranks, each sending
+    :func:`~interconnect.parallel.traffic.wire_bytes` of
+    :func:`~interconnect.parallel.traffic.dp_traffic`: the buckets and ring collectives
+    :func:`dp_comm_time` prices, counted in bytes rather than seconds, each sending
     ``b * bucket`` bytes with ``b`` from :func:`interconnect.collectives.cost_terms`. So
     ``2 G (dp-1)/dp`` for ZeRO 0-2 and ``3 G (dp-1)/dp`` for ZeRO 3, with
     ``G = 2 P / (tp pp)`` the BF16 gradient bytes of one GPU's shard. It does not depend on
@@ -158,39 +137,23 @@ def dp_wire_bytes(model, layout):
     >>> [round(dp_wire_bytes(gpt, Layout(dp=8, tp=1, pp=1, zero_stage=z)) / 1e9, 1) for z in (0, 3)]
     [23.3, 35.0]
     """
-    from ..collectives import cost_terms
-
-    d = layout.dp
-    if d == 1:
-        return 0.0
-    total = 2.0 * model.params / (layout.tp * layout.pp)
-    n_buckets = _dp_buckets(model, layout)
-    bucket = total / n_buckets
-    if layout.zero_stage == 0:
-        one = cost_terms("allreduce", d, "ring")[1] * bucket
-    else:
-        one = (cost_terms("reducescatter", d, "ring")[1] * bucket
-               + cost_terms("allgather", d, "ring")[1] * bucket * (2 if layout.zero_stage == 3 else 1))
-    return n_buckets * one
+    return wire_bytes(dp_traffic(model, layout))
 
 
 def ep_comm_time(model, layout, cluster):
     """Expert-parallel AllToAll time per step on one GPU, seconds.
 
-    Each MoE layer dispatches its tokens' hidden states to the experts and combines them
-    back: 2 AllToAlls forward and 2 backward (3 forward with full recomputation) of the
-    ``2 s b h`` bytes (``/ tp`` with sequence parallelism) a GPU holds (Lepikhin et al.
-    2021, GShard; Fedus et al. 2022, Switch Transformer), for ``moe_layers / pp`` layers
-    and ``m`` microbatches.
+    Prices :func:`~interconnect.parallel.traffic.ep_traffic`: each MoE layer dispatches its
+    tokens' hidden states to the experts and combines them back: 2 AllToAlls forward and 2
+    backward (3 forward with full recomputation) of the ``2 s b h`` bytes (``/ tp`` with
+    sequence parallelism) a GPU holds (Lepikhin et al. 2021, GShard; Fedus et al. 2022, Switch
+    Transformer), for ``moe_layers / pp`` layers and ``m`` microbatches, over the ``ep`` ranks
+    (``tp`` apart).
     """
-    e = layout.ep
-    if e == 1 or model.moe_layers == 0:
+    traffic = ep_traffic(model, layout)
+    if not traffic:
         return 0.0
-    m = _check_fit(model, layout)
-    nbytes = _act_bytes(model, layout) / (layout.tp if layout.sequence_parallel else 1)
-    bw, lat = _group_link(e, layout.tp, cluster)
-    per_layer = 6 if layout.recompute == "full" else 4
-    return m * (model.moe_layers / layout.pp) * per_layer * collective_time("alltoall", nbytes, e, bw, lat, "direct")
+    return _price(traffic, *_group_link(layout.ep, layout.tp, cluster))
 
 
 def elementwise_time(model, layout, cluster):
@@ -267,6 +230,19 @@ class StepTime:
 
     def __getitem__(self, key):
         return getattr(self, key)
+
+    @property
+    def efficiency(self):
+        """Share of the iteration spent computing, ``compute / total`` (1 with no overhead).
+
+        Examples
+        --------
+        >>> from interconnect import catalog
+        >>> st = step_time(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8), Cluster.dgx_a100())
+        >>> st.efficiency == st.compute / st.total
+        True
+        """
+        return self.compute / self.total
 
     def shares(self):
         """Each part of :attr:`PARTS` as a fraction of :attr:`total`."""
