@@ -48,6 +48,7 @@ from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_c
 from .step_time import (
     StepTime,
     dp_comm_time,
+    dp_step_time,
     dp_wire_bytes,
     elementwise_time,
     ep_comm_time,
@@ -70,6 +71,7 @@ from .traffic import (
 from .transformer import (
     RECOMPUTE_MODES,
     ModelConfig,
+    gelu,
     iteration_flops,
     selective_recompute_overhead,
     step_flops,
@@ -81,8 +83,8 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "pipeline_bubble_fraction", "transformer_params", "iteration_flops",
            "Layout", "ModelConfig", "Cluster", "StepTime", "Plan", "RECOMPUTE_MODES",
            "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
-           "step_flops", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time",
-           "ep_comm_time", "step_time", "dp_wire_bytes", "effective_bandwidth",
+           "step_flops", "gelu", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time",
+           "ep_comm_time", "step_time", "dp_step_time", "dp_wire_bytes", "effective_bandwidth",
            "plan", "layout_memory", "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
            "calibrate", "validation_table",
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",

@@ -23,7 +23,7 @@ peak.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import memory as _memory
 from ..collectives import collective_time
@@ -34,7 +34,7 @@ from .traffic import SENDRECV, _dp_buckets, _phases, dp_traffic, ep_traffic, pp_
 from .transformer import ModelConfig, step_flops
 
 __all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "dp_wire_bytes", "elementwise_time",
-           "StepTime", "step_time"]
+           "StepTime", "step_time", "dp_step_time"]
 
 
 def _price(traffic, bandwidth, latency):
@@ -313,3 +313,39 @@ def step_time(model, layout, cluster):
                     dp_comm_exposed=dp_exposed, total=total, mfu=model.model_flops() / peak_total,
                     hfu=hw / peak_total, tflops_per_gpu=hw / (n * total) / 1e12, bubble_fraction=bf,
                     elementwise=elementwise)
+
+
+def dp_step_time(model, cluster, dp=8, zero_stage=2, dp_overlap=0.0, bucket_bytes=25e6, microbatch=1,
+                 tokens_per_gpu=None):
+    """One iteration of pure data parallelism (``tp = pp = 1``): :func:`step_time` of that layout.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    cluster : Cluster
+    dp : int
+        Data-parallel ranks, >= 1 (default 8, one node).
+    zero_stage, dp_overlap, bucket_bytes, microbatch :
+        As in :class:`Layout` (defaults: ZeRO-2, no overlap, 25 MB buckets, b = 1).
+    tokens_per_gpu : int, optional
+        Tokens each GPU processes per step; sets the global batch to
+        ``dp * tokens_per_gpu / seq_len`` sequences. Default: the model's ``global_batch``.
+
+    Returns
+    -------
+    StepTime
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-6.7b"), Cluster.dgx_a100()
+    >>> st = dp_step_time(gpt, dgx, tokens_per_gpu=8192, dp_overlap=1.0)
+    >>> st == step_time(ModelConfig(32, 4096, 32, 2048, 51200, 32, name="GPT-3 6.7B"),
+    ...                 Layout(dp=8, tp=1, pp=1, zero_stage=2, dp_overlap=1.0), dgx)
+    True
+    """
+    if tokens_per_gpu is not None:
+        model = replace(model, global_batch=dp * tokens_per_gpu // model.seq_len)
+    lay = Layout(dp=dp, tp=1, pp=1, microbatch=microbatch, zero_stage=zero_stage, dp_overlap=dp_overlap,
+                 bucket_bytes=bucket_bytes)
+    return step_time(model, lay, cluster)

@@ -18,7 +18,7 @@ from .._validate import as_count
 from ._checks import _scalar_count
 
 __all__ = ["transformer_params", "iteration_flops", "ModelConfig", "RECOMPUTE_MODES", "selective_recompute_overhead",
-           "step_flops"]
+           "step_flops", "gelu"]
 
 RECOMPUTE_MODES = ("none", "selective", "full")
 
@@ -177,3 +177,28 @@ def step_flops(model, recompute):
     if recompute == "selective":
         return mf * (1.0 + selective_recompute_overhead(m.seq_len, m.hidden))
     return mf
+
+
+def gelu(x):
+    """GeLU activation of the transformer MLP, tanh approximation (Hendrycks and Gimpel 2016):
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``.
+
+    Element-wise, so ``gelu(X A)`` split by columns of ``A`` is the column split of
+    ``gelu(X A)``: why Megatron's MLP needs no communication between its two GEMMs.
+
+    Parameters
+    ----------
+    x : float or array
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(float(gelu(1.0)), 4), float(gelu(0.0))
+    (0.8412, 0.0)
+    """
+    x = np.asarray(x, dtype=float)
+    out = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    return float(out) if out.ndim == 0 else out
