@@ -406,7 +406,8 @@ def alltoall_flows(matrix, gpus, tag="dispatch"):
     as_nonnegative("matrix", m, "bytes")
     gpus = list(gpus)
     if len(gpus) != m.shape[0]:
-        raise ValueError(f"gpus has {len(gpus)} entries but matrix is {m.shape[0]} x {m.shape[0]}; give one GPU per rank")
+        raise ValueError(f"gpus has {len(gpus)} entries but matrix is {m.shape[0]} x {m.shape[0]}; "
+                         "give one GPU per rank")
     return [Flow(gpus[i], gpus[j], float(m[i, j]), tag=tag)
             for i in range(m.shape[0]) for j in range(m.shape[0]) if i != j and m[i, j] > 0]
 

@@ -41,7 +41,8 @@ import numpy as np
 
 from ._validate import as_count, as_nonnegative, as_positive
 
-__all__ = ["KINDS", "Task", "schedule", "stage_order", "makespan", "exposed_transfers", "busy_time", "bubble_fraction_measured",
+__all__ = ["KINDS", "Task", "schedule", "stage_order", "makespan", "exposed_transfers", "busy_time",
+           "bubble_fraction_measured",
            "in_flight", "plot_gantt"]
 
 #: Schedule kinds :func:`schedule` knows.
@@ -136,7 +137,7 @@ def stage_order(kind, stages, microbatches, chunks=1):
             total = m * v
             group = p * v
 
-            def mb(k):
+            def mb(k, group=group):
                 return (k // group) * p + k % p
 
             fwd = [("F", mb(k), (k % group) // p) for k in range(total)]

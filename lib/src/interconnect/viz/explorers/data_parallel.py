@@ -131,7 +131,8 @@ def dp_explorer(models, machines, tokens=DP_TOKENS, dp=8, default_model="6.7B", 
         b_exp = bx.barh(y, [0.0], left=[1.0], height=0.4, facecolor="white", edgecolor=plots.PALETTE[1],
                         hatch="///")[0]
         b_hid = bx.barh([0.32], [0.0], height=0.25, color=plots.PALETTE[1])[0]
-        bx.legend([b_comp, b_exp, b_hid], ["compute", "gradient comm, exposed", "gradient comm, hidden (under compute)"],
+        bx.legend([b_comp, b_exp, b_hid],
+                  ["compute", "gradient comm, exposed", "gradient comm, hidden (under compute)"],
                   loc="upper left", fontsize=8.5, ncols=1)
         bx.set_xlim(0, 1)
         bx.set_ylim(0, 1.45)
