@@ -18,6 +18,7 @@ This module counts what the router does, as plain integers and arrays:
 * :func:`alltoall_matrix` and :func:`alltoall_flows`: the bytes each EP rank sends to each
   other rank in the dispatch (the combine is the transpose), and the same traffic as
   :class:`interconnect.netsim.Flow` objects for the simulator;
+* :func:`simulate_dispatch`: one dispatch AllToAll simulated on a cluster of 8-GPU nodes;
 * :func:`moe_layer_time`: one MoE layer's expert FFN compute against its AllToAlls.
 
 Units: tokens are counts; bytes are bytes; times seconds; bandwidths bytes/s per direction.
@@ -43,7 +44,7 @@ from ._validate import as_count, as_nonnegative, as_positive
 
 __all__ = [
     "expert_popularity", "route_tokens", "dispatch_counts", "capacity", "dropped_tokens", "imbalance",
-    "rank_loads", "alltoall_matrix", "alltoall_flows", "moe_layer_time",
+    "rank_loads", "alltoall_matrix", "alltoall_flows", "simulate_dispatch", "moe_layer_time",
 ]
 
 _CHUNK = 1 << 22  # elements per block of the Gumbel top-k sampler (memory bound, ~32 MiB)
@@ -405,9 +406,53 @@ def alltoall_flows(matrix, gpus, tag="dispatch"):
     as_nonnegative("matrix", m, "bytes")
     gpus = list(gpus)
     if len(gpus) != m.shape[0]:
-        raise ValueError(f"gpus has {len(gpus)} entries but matrix is {m.shape[0]} x {m.shape[0]}; give one GPU per rank")
+        raise ValueError(f"gpus has {len(gpus)} entries but matrix is {m.shape[0]} x {m.shape[0]}; "
+                         "give one GPU per rank")
     return [Flow(gpus[i], gpus[j], float(m[i, j]), tag=tag)
             for i in range(m.shape[0]) for j in range(m.shape[0]) if i != j and m[i, j] > 0]
+
+
+def simulate_dispatch(nodes, skew, tokens_per_gpu, n_experts, top_k, hidden, seed=0, gpus_per_node=8,
+                      bytes_per_element=2):
+    """Simulate one dispatch AllToAll with EP over every GPU of ``nodes`` nodes.
+
+    The router's counts (:func:`dispatch_counts` of ``tokens_per_gpu`` tokens per rank), their
+    bytes (:func:`alltoall_matrix`) and the flows (:func:`alltoall_flows`) run on
+    :func:`interconnect.topology.cluster` by :func:`interconnect.netsim.simulate`.
+
+    Parameters
+    ----------
+    nodes : int
+        Nodes, >= 1; EP is ``nodes * gpus_per_node``.
+    skew : float
+        Zipf exponent of expert popularity, >= 0.
+    tokens_per_gpu, n_experts, top_k, hidden : int
+        Tokens routed by each rank, experts, experts per token, hidden size.
+    seed : int
+    gpus_per_node : int
+    bytes_per_element : float
+
+    Returns
+    -------
+    (networkx.DiGraph, ndarray, interconnect.netsim.SimResult)
+        The topology, the ``(ep, ep)`` byte matrix and the simulation.
+
+    Examples
+    --------
+    >>> g, m, res = simulate_dispatch(1, 0.0, 256, 16, 2, 1024, gpus_per_node=4)
+    >>> m.shape, res.makespan > 0
+    ((4, 4), True)
+    """
+    from . import netsim, topology
+
+    nodes = as_count("nodes", nodes)
+    gpn = as_count("gpus_per_node", gpus_per_node)
+    g = topology.cluster(nodes, gpn)
+    ep = gpn * nodes
+    counts = dispatch_counts(tokens_per_gpu * ep, n_experts, ep, top_k=top_k, skew=skew, seed=seed)
+    m = alltoall_matrix(counts, ep, hidden, bytes_per_element)
+    res = netsim.simulate(g, alltoall_flows(m, topology.gpus(g)[:ep]))
+    return g, m, res
 
 
 def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidth, latency=0.0,

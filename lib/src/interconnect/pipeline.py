@@ -41,7 +41,8 @@ import numpy as np
 
 from ._validate import as_count, as_nonnegative, as_positive
 
-__all__ = ["KINDS", "Task", "schedule", "stage_order", "makespan", "busy_time", "bubble_fraction_measured",
+__all__ = ["KINDS", "Task", "schedule", "stage_order", "makespan", "exposed_transfers", "busy_time",
+           "bubble_fraction_measured",
            "in_flight", "plot_gantt"]
 
 #: Schedule kinds :func:`schedule` knows.
@@ -136,7 +137,7 @@ def stage_order(kind, stages, microbatches, chunks=1):
             total = m * v
             group = p * v
 
-            def mb(k):
+            def mb(k, group=group):
                 return (k // group) * p + k % p
 
             fwd = [("F", mb(k), (k % group) // p) for k in range(total)]
@@ -259,6 +260,42 @@ def makespan(tasks):
     """
     tasks = _check_tasks(tasks)
     return max(t.end for t in tasks) - min(t.start for t in tasks)
+
+
+def exposed_transfers(kind, stages, microbatches, chunks=1, t_forward=1.0, dt=1e-3):
+    """How many stage-to-stage transfer times a step's makespan grows by: the slope ``d makespan / d t_comm``.
+
+    Measured at short transfers: the makespan of :func:`schedule` with ``t_comm = dt``
+    minus the one with ``t_comm = 0``, over ``dt`` (backward passes take ``2 t_forward``).
+    The step-time model charges all ``2 m v`` transfers
+    (:func:`interconnect.parallel.pp_comm_time`); a schedule whose slope is smaller hides
+    some of them behind other microbatches' work.
+
+    Parameters
+    ----------
+    kind : {"gpipe", "1f1b", "interleaved"}
+    stages, microbatches, chunks : int
+        p, m and v, as in :func:`schedule`.
+    t_forward : float
+        Forward-pass time, > 0.
+    dt : float
+        The small transfer time the slope is measured with, > 0.
+
+    Returns
+    -------
+    float
+        Transfers on the critical path.
+
+    Examples
+    --------
+    >>> round(exposed_transfers("gpipe", 4, 16)), round(exposed_transfers("1f1b", 4, 16))
+    (6, 28)
+    """
+    dt = as_positive("dt", dt)
+    a = makespan(schedule(kind, stages, microbatches, chunks=chunks, t_forward=t_forward, t_backward=2 * t_forward))
+    b = makespan(schedule(kind, stages, microbatches, chunks=chunks, t_forward=t_forward, t_backward=2 * t_forward,
+                          t_comm=dt))
+    return (b - a) / dt
 
 
 def busy_time(tasks):

@@ -1,0 +1,351 @@
+"""The step-time model of a 3D/4D-parallel (PTD-P + EP + ZeRO) transformer training step.
+
+One training iteration on ``n = dp * tp * pp`` GPUs is costed as
+
+    total = compute + tp_comm + bubble + pp_comm + ep_comm + dp_comm_exposed
+
+* compute: iteration FLOPs (with the recomputation of the layout) over
+  ``n * peak_flops * gemm_efficiency``;
+* tp_comm: the tensor-parallel AllReduces (or ReduceScatter + AllGather pairs with sequence
+  parallelism) inside every layer, on the critical path (Megatron does not overlap them);
+* bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm)`` (the bubble is
+  idle time measured in units of the per-microbatch stage time, which includes TP comm;
+  Narayanan et al. 2021, eq. 1);
+* pp_comm: point-to-point activations and gradients between stages;
+* ep_comm: expert-parallel AllToAlls of MoE layers;
+* dp_comm_exposed: the gradient AllReduce (ZeRO: ReduceScatter/AllGather) left after the
+  part that overlaps with the backward pass of the last microbatch.
+
+Each collective is costed with :func:`interconnect.collectives.collective_time` (ring) on
+the link the group really spans (see ``_group_link``), at ``comm_efficiency`` of the link
+peak.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import memory as _memory
+from ..collectives import collective_time
+from .cluster import Cluster, _group_link
+from .efficiency import pipeline_bubble_fraction
+from .layout import Layout, _check_fit
+from .traffic import SENDRECV, _dp_buckets, _phases, dp_traffic, ep_traffic, pp_traffic, tp_traffic, wire_bytes
+from .transformer import ModelConfig, step_flops
+
+__all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "dp_wire_bytes", "elementwise_time",
+           "StepTime", "step_time", "dp_step_time"]
+
+
+def _price(traffic, bandwidth, latency):
+    """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` whose collectives all run
+    at ``bandwidth`` and ``latency`` (each phase's calls added, then times its count)."""
+    return _phases(traffic, lambda t: collective_time(t.op, t.nbytes, t.group, bandwidth, latency, t.algorithm))
+
+
+def tp_comm_time(model, layout, cluster):
+    """Tensor-parallel communication per step on one GPU, seconds (all on the critical path).
+
+    Prices :func:`~interconnect.parallel.traffic.tp_traffic`: per layer and microbatch, 2
+    AllReduces in the forward and 2 in the backward pass of ``2 s b h`` bytes (Shoeybi et al.
+    2019, sec. 3, Fig. 4); with sequence parallelism each AllReduce is a ReduceScatter +
+    AllGather pair of the same bytes (Korthikanti et al. 2022, sec. 4.2.2), which costs the
+    same under the ring model. Full recomputation repeats the forward pass and its 2
+    AllReduces (6 per layer). Each GPU runs ``l / pp`` layers for ``m`` microbatches. The
+    group is ``tp`` adjacent ranks (:func:`_group_link`).
+    """
+    traffic = tp_traffic(model, layout)
+    if not traffic:
+        return 0.0
+    return _price(traffic, *_group_link(layout.tp, 1, cluster))
+
+
+def pp_comm_time(model, layout, cluster):
+    """Pipeline point-to-point communication per step on one GPU, seconds.
+
+    Prices :func:`~interconnect.parallel.traffic.pp_traffic`: each stage sends the activation
+    (``2 s b h`` bytes) of every microbatch forward and receives its gradient backward: ``2 m``
+    transfers, ``2 m v`` with ``v`` interleaved chunks (Narayanan et al. 2021, sec. 2.2.2).
+    Across nodes with the scatter/gather optimisation each TP rank sends ``2 s b h / t`` over
+    its own NIC and an NVLink AllGather rebuilds the tensor (sec. 4.1); within a node the
+    transfer is on NVLink. A transfer costs one latency plus its bytes over the link.
+    """
+    traffic = pp_traffic(model, layout, cluster.gpus_per_node)
+    if not traffic:
+        return 0.0
+    eff = cluster.comm_efficiency
+    if layout.tp * layout.dp * layout.pp <= cluster.gpus_per_node:  # the whole pipeline in one node
+        p2p_bw, p2p_lat = cluster.intra_bandwidth, cluster.intra_latency
+    else:
+        p2p_bw, p2p_lat = cluster.inter_bandwidth, cluster.inter_latency
+
+    def one(t):
+        if t.op == SENDRECV:
+            return p2p_lat + t.nbytes / (p2p_bw * eff)
+        return collective_time(t.op, t.nbytes, t.group, *_group_link(t.group, t.stride, cluster), t.algorithm)
+
+    return _phases(traffic, one)
+
+
+def dp_comm_time(model, layout, cluster):
+    """Data-parallel gradient (and ZeRO parameter) communication per step on one GPU, seconds.
+
+    Prices :func:`~interconnect.parallel.traffic.dp_traffic` on the link the ``dp`` ranks
+    (``tp`` apart) span: each GPU reduces ``G = 2 P / (tp pp)`` bytes of BF16 gradients over
+    the ``dp`` ranks in buckets of ``layout.bucket_bytes``, one collective and its latencies
+    per bucket:
+
+    * ZeRO 0: AllReduce of ``G`` (``2 G (dp-1)/dp`` bytes on the wire);
+    * ZeRO 1 and 2: ReduceScatter of the gradients + AllGather of the updated parameters,
+      the same ``2 G (dp-1)/dp`` (Rajbhandari et al. 2020, sec. 7.2);
+    * ZeRO 3: also an AllGather of the parameters before use: ``3 G (dp-1)/dp``, 1.5x
+      (sec. 7.2.2). Counted once per step as in the paper; with gradient accumulation a
+      real ZeRO-3 regathers per microbatch, so this is a lower bound.
+    """
+    traffic = dp_traffic(model, layout)
+    if not traffic:
+        return 0.0
+    return _price(traffic, *_group_link(layout.dp, layout.tp, cluster))
+
+
+def dp_wire_bytes(model, layout):
+    """Bytes one GPU sends per step (per direction) for its gradient and ZeRO traffic.
+
+    :func:`~interconnect.parallel.traffic.wire_bytes` of
+    :func:`~interconnect.parallel.traffic.dp_traffic`: the buckets and ring collectives
+    :func:`dp_comm_time` prices, counted in bytes rather than seconds, each sending
+    ``b * bucket`` bytes with ``b`` from :func:`interconnect.collectives.cost_terms`. So
+    ``2 G (dp-1)/dp`` for ZeRO 0-2 and ``3 G (dp-1)/dp`` for ZeRO 3, with
+    ``G = 2 P / (tp pp)`` the BF16 gradient bytes of one GPU's shard. It does not depend on
+    the machine.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    layout : Layout
+        Only ``dp``, ``tp``, ``pp``, ``zero_stage`` and ``bucket_bytes`` matter.
+
+    Returns
+    -------
+    float
+        Bytes; 0 for ``dp = 1``.
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt = catalog.models.get("gpt3-6.7b")
+    >>> [round(dp_wire_bytes(gpt, Layout(dp=8, tp=1, pp=1, zero_stage=z)) / 1e9, 1) for z in (0, 3)]
+    [23.3, 35.0]
+    """
+    return wire_bytes(dp_traffic(model, layout))
+
+
+def ep_comm_time(model, layout, cluster):
+    """Expert-parallel AllToAll time per step on one GPU, seconds.
+
+    Prices :func:`~interconnect.parallel.traffic.ep_traffic`: each MoE layer dispatches its
+    tokens' hidden states to the experts and combines them back: 2 AllToAlls forward and 2
+    backward (3 forward with full recomputation) of the ``2 s b h`` bytes (``/ tp`` with
+    sequence parallelism) a GPU holds (Lepikhin et al. 2021, GShard; Fedus et al. 2022, Switch
+    Transformer), for ``moe_layers / pp`` layers and ``m`` microbatches, over the ``ep`` ranks
+    (``tp`` apart).
+    """
+    traffic = ep_traffic(model, layout)
+    if not traffic:
+        return 0.0
+    return _price(traffic, *_group_link(layout.ep, layout.tp, cluster))
+
+
+def elementwise_time(model, layout, cluster):
+    """Memory-bound element-wise work per step on one GPU, seconds (0 without ``memory_bandwidth``).
+
+    The GEMMs are costed by FLOPs; the layer norms, bias-GeLU, dropouts, residual adds and
+    the attention softmax and its dropout are bound by HBM traffic instead. Their traffic
+    is taken from the activation bytes they produce, Korthikanti et al. (2022) Table 2
+    (``s b h (10 + 24/t + 5 a s/(h t))``, or ``s b h (34/t + 5 a s/(h t))`` with sequence
+    parallelism, :func:`interconnect.memory.activation_memory` with no recomputation): the
+    forward pass writes each once and the next operator reads it (2x), the backward pass
+    reads it and writes and reads its gradient (4x). A recomputed forward adds 2x again:
+    of everything (full) or of the attention-score part ``5 a s^2 b / t`` (selective).
+    No coefficient is fitted; the per-element counts above are the whole model.
+    """
+    if cluster.memory_bandwidth is None:
+        return 0.0
+    m = _check_fit(model, layout)
+    args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
+                layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel)
+    stored = _memory.activation_memory(recompute="none", **args)
+    traffic = 6.0 * stored
+    if layout.recompute == "full":
+        traffic += 2.0 * stored
+    elif layout.recompute == "selective":
+        traffic += 2.0 * (stored - _memory.activation_memory(recompute="selective", **args))
+    return m * (model.layers / layout.pp) * traffic / cluster.memory_bandwidth
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """The pieces of one training iteration, seconds, and the resulting utilisation.
+
+    Attributes
+    ----------
+    compute : float
+        Hardware FLOPs per GPU over ``peak * gemm_efficiency``, plus the memory-bound
+        element-wise time (:func:`elementwise_time`, also reported alone as ``elementwise``).
+    bubble : float
+        Pipeline idle time, ``pipeline_bubble_fraction * (compute + tp_comm)``.
+    tp_comm, pp_comm, ep_comm : float
+        Tensor-, pipeline- and expert-parallel communication on the critical path.
+    dp_comm : float
+        Whole data-parallel (ZeRO) communication; ``dp_comm_exposed`` is the part not hidden.
+    total : float
+        Iteration time.
+    mfu, hfu : float
+        Model and hardware FLOPs utilisation (Chowdhery et al. 2022; HFU counts recomputation).
+    tflops_per_gpu : float
+        Hardware TFLOP/s per GPU achieved (Narayanan et al. 2021 report this, eq. 3).
+    bubble_fraction : float
+        ``(p - 1) / (v m)``.
+    """
+
+    compute: float
+    bubble: float
+    tp_comm: float
+    pp_comm: float
+    ep_comm: float
+    dp_comm: float
+    dp_comm_exposed: float
+    total: float
+    mfu: float
+    hfu: float
+    tflops_per_gpu: float
+    bubble_fraction: float
+    elementwise: float = 0.0
+
+    PARTS = ("compute", "bubble", "tp_comm", "pp_comm", "ep_comm", "dp_comm_exposed")
+
+    def as_dict(self):
+        """All fields as a plain dict."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    @property
+    def efficiency(self):
+        """Share of the iteration spent computing, ``compute / total`` (1 with no overhead).
+
+        Examples
+        --------
+        >>> from interconnect import catalog
+        >>> st = step_time(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8), Cluster.dgx_a100())
+        >>> st.efficiency == st.compute / st.total
+        True
+        """
+        return self.compute / self.total
+
+    def shares(self):
+        """Each part of :attr:`PARTS` as a fraction of :attr:`total`."""
+        return {k: getattr(self, k) / self.total for k in self.PARTS}
+
+    def dominant_overhead(self):
+        """The largest non-compute part, by name."""
+        return max(self.PARTS[1:], key=lambda k: getattr(self, k))
+
+
+def step_time(model, layout, cluster):
+    """Time of one training iteration of ``model`` split as ``layout`` on ``cluster``.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    layout : Layout
+        Must fit the model: ``tp`` divides ``heads``, ``pp * chunks`` divides ``layers``,
+        ``microbatch * dp`` divides ``global_batch``.
+    cluster : Cluster
+
+    Returns
+    -------
+    StepTime
+        ``total = compute + bubble + tp_comm + pp_comm + ep_comm + dp_comm_exposed``.
+
+    Notes
+    -----
+    ``compute = step_flops(model, recompute) / (n * peak * gemm_efficiency)``. The gradient
+    reduction can only start when the last microbatch's backward pass produces the
+    gradients, so the compute it may hide behind is that backward pass (2/3 of a
+    microbatch's compute; 3/4 with full recomputation, whose extra forward runs then), times
+    ``layout.dp_overlap``; the last bucket (the first layers' gradients, produced last)
+    is always exposed.
+
+    References
+    ----------
+    Narayanan et al. (2021), sec. 2-4 and eqs. (1), (3); Korthikanti et al. (2022), sec. 4-5;
+    Shoeybi et al. (2019); Rajbhandari et al. (2020), sec. 7.
+    """
+    if not isinstance(model, ModelConfig):
+        raise ValueError(f"model={model!r} is not a ModelConfig")
+    if not isinstance(layout, Layout):
+        raise ValueError(f"layout={layout!r} is not a Layout")
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster={cluster!r} is not a Cluster")
+    m = _check_fit(model, layout)
+    n = layout.n_gpus
+    hw = step_flops(model, layout.recompute)
+    elementwise = elementwise_time(model, layout, cluster)
+    compute = hw / (n * cluster.peak_flops * cluster.gemm_efficiency) + elementwise
+    tp = tp_comm_time(model, layout, cluster)
+    pp = pp_comm_time(model, layout, cluster)
+    ep = ep_comm_time(model, layout, cluster)
+    bf = pipeline_bubble_fraction(layout.pp, m, layout.chunks)
+    bubble = bf * (compute + tp + ep)
+    dp = dp_comm_time(model, layout, cluster)
+    # the backward phase: 2 of 3 passes, or recompute + backward = 3 of 4 with full recomputation
+    backward_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
+    window = backward_share * compute / m
+    # the last bucket holds the first layers' gradients, computed last: its reduction can only
+    # start when the backward pass ends, so at most (n_buckets - 1) buckets hide behind it
+    last_bucket = dp / _dp_buckets(model, layout) if dp > 0 else 0.0
+    dp_exposed = dp - min(dp - last_bucket, layout.dp_overlap * window) if dp > 0 else 0.0
+    total = compute + bubble + tp + pp + ep + dp_exposed
+    peak_total = n * cluster.peak_flops * total
+    return StepTime(compute=compute, bubble=bubble, tp_comm=tp, pp_comm=pp, ep_comm=ep, dp_comm=dp,
+                    dp_comm_exposed=dp_exposed, total=total, mfu=model.model_flops() / peak_total,
+                    hfu=hw / peak_total, tflops_per_gpu=hw / (n * total) / 1e12, bubble_fraction=bf,
+                    elementwise=elementwise)
+
+
+def dp_step_time(model, cluster, dp=8, zero_stage=2, dp_overlap=0.0, bucket_bytes=25e6, microbatch=1,
+                 tokens_per_gpu=None):
+    """One iteration of pure data parallelism (``tp = pp = 1``): :func:`step_time` of that layout.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    cluster : Cluster
+    dp : int
+        Data-parallel ranks, >= 1 (default 8, one node).
+    zero_stage, dp_overlap, bucket_bytes, microbatch :
+        As in :class:`Layout` (defaults: ZeRO-2, no overlap, 25 MB buckets, b = 1).
+    tokens_per_gpu : int, optional
+        Tokens each GPU processes per step; sets the global batch to
+        ``dp * tokens_per_gpu / seq_len`` sequences. Default: the model's ``global_batch``.
+
+    Returns
+    -------
+    StepTime
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-6.7b"), Cluster.dgx_a100()
+    >>> st = dp_step_time(gpt, dgx, tokens_per_gpu=8192, dp_overlap=1.0)
+    >>> st == step_time(ModelConfig(32, 4096, 32, 2048, 51200, 32, name="GPT-3 6.7B"),
+    ...                 Layout(dp=8, tp=1, pp=1, zero_stage=2, dp_overlap=1.0), dgx)
+    True
+    """
+    if tokens_per_gpu is not None:
+        model = replace(model, global_batch=dp * tokens_per_gpu // model.seq_len)
+    lay = Layout(dp=dp, tp=1, pp=1, microbatch=microbatch, zero_stage=zero_stage, dp_overlap=dp_overlap,
+                 bucket_bytes=bucket_bytes)
+    return step_time(model, lay, cluster)

@@ -1,0 +1,161 @@
+"""Tests for interconnect.parallel.traffic: what each strategy sends, against closed forms.
+
+Sources:
+- Megatron tensor parallelism: 2 AllReduces forward and 2 backward per transformer layer and
+  microbatch, each of the ``b s h`` activations in 16 bits (``2 s b h`` bytes). Shoeybi et al.
+  2019 (arXiv:1909.08053) sec. 3 and Fig. 4; Narayanan et al. 2021 (arXiv:2104.04473) sec. 2.3
+  and 3.2 ("4 all-reduce operations ... per layer per microbatch", each of ``bsh``).
+- Sequence parallelism: each AllReduce becomes a ReduceScatter + AllGather of the same bytes,
+  Korthikanti et al. 2022 (arXiv:2205.05198) sec. 4.2.2.
+- Pipeline parallelism: ``2 m`` transfers of ``b s h`` per stage per step, ``2 m v`` interleaved;
+  scatter/gather sends ``1/t`` per TP rank. Narayanan et al. 2021 sec. 2.2 and 4.1.
+- ZeRO: baseline DP and ZeRO stages 1-2 move ``2 Psi`` per GPU, stage 3 ``3 Psi`` (1.5x).
+  Rajbhandari et al. 2020 (arXiv:1910.02054) sec. 7.2.1-7.2.2; with a ring each of the ``2`` or
+  ``3`` passes sends ``(N_d - 1)/N_d`` of the gradient bytes.
+- Expert parallelism: 2 AllToAlls forward (dispatch, combine) and 2 backward per MoE layer,
+  Lepikhin et al. 2021 (GShard, arXiv:2006.16668) sec. 2.
+"""
+
+import dataclasses
+
+import pytest
+
+from interconnect import catalog
+from interconnect import parallel as P
+from interconnect.parallel import Layout, ModelConfig, Traffic
+
+GPT3 = catalog.models.get("gpt3-175b")          # l = 96, h = 12288, s = 2048, B = 1536
+MOE = catalog.models.get("gpt3-6.7b-moe")       # 32 layers, 16 of them MoE
+
+
+def test_tp_is_four_allreduces_of_2sbh_per_layer_per_microbatch():
+    # Narayanan et al. 2021 sec. 3.2 / Shoeybi et al. 2019 Fig. 4
+    b, tp, pp = 2, 8, 8
+    lay = Layout(dp=4, tp=tp, pp=pp, microbatch=b, sequence_parallel=False)
+    m = GPT3.global_batch // (b * 4)
+    (t,) = P.tp_traffic(GPT3, lay)
+    assert (t.op, t.group, t.stride) == ("allreduce", tp, 1)
+    assert t.nbytes == 2 * GPT3.seq_len * b * GPT3.hidden
+    assert t.count == 4 * (GPT3.layers // pp) * m
+    # ring AllReduce sends 2 (t-1)/t of the message per call
+    assert P.wire_bytes([t]) == pytest.approx(4 * (GPT3.layers // pp) * m * 2 * (tp - 1) / tp * t.nbytes)
+
+
+def test_tp_full_recompute_repeats_the_forward_allreduces():
+    # the recomputed forward pass has its 2 AllReduces again: 6 per layer
+    lay = Layout(dp=1, tp=8, pp=8, sequence_parallel=False, recompute="full")
+    assert P.tp_traffic(GPT3, lay)[0].count == 6 * 12 * GPT3.global_batch
+    assert P.collectives_per_layer(lay) == 6
+
+
+def test_sequence_parallel_is_reducescatter_plus_allgather_of_the_same_bytes():
+    # Korthikanti et al. 2022 sec. 4.2.2: same bytes on the wire as the AllReduce
+    sp = P.tp_traffic(GPT3, Layout(dp=1, tp=8, pp=8))
+    ar = P.tp_traffic(GPT3, Layout(dp=1, tp=8, pp=8, sequence_parallel=False))
+    assert [t.op for t in sp] == ["reducescatter", "allgather"]
+    assert all(t.nbytes == ar[0].nbytes and t.count == ar[0].count for t in sp)
+    assert P.wire_bytes(sp) == pytest.approx(P.wire_bytes(ar))
+
+
+def test_tp_message_is_the_activation():
+    lay = Layout(dp=1, tp=8, pp=1, microbatch=4)
+    assert P.activation_bytes(GPT3, lay) == 2 * 2048 * 4 * 12288
+    assert P.tp_traffic(GPT3, Layout(dp=8, tp=1, pp=1)) == []
+
+
+def test_pp_is_2m_transfers_of_the_activation():
+    # Narayanan et al. 2021 sec. 2.2: one activation forward, one gradient backward per microbatch
+    lay = Layout(dp=2, tp=8, pp=8, scatter_gather=False)
+    m = GPT3.global_batch // 2
+    (t,) = P.pp_traffic(GPT3, lay)
+    assert (t.op, t.count, t.nbytes, t.stride) == ("sendrecv", 2 * m, 2 * 2048 * 12288, 16)
+    assert t.wire_bytes == 2 * m * t.nbytes
+
+
+def test_pp_interleaved_and_scatter_gather():
+    # sec. 2.2.2: v chunks multiply the transfers by v; sec. 4.1: each TP rank sends 1/t
+    lay = Layout(dp=2, tp=8, pp=8, chunks=2)
+    send, gather = P.pp_traffic(GPT3, lay)
+    assert send.count == gather.count == 2 * 2 * (GPT3.global_batch // 2)
+    assert send.nbytes == P.activation_bytes(GPT3, lay) / 8
+    assert (gather.op, gather.group, gather.nbytes) == ("allgather", 8, P.activation_bytes(GPT3, lay))
+    # a pipeline inside one node needs no scatter/gather
+    small = Layout(dp=1, tp=2, pp=4)
+    assert [t.op for t in P.pp_traffic(GPT3, small, gpus_per_node=8)] == ["sendrecv"]
+    assert [t.op for t in P.pp_traffic(GPT3, small)] == ["sendrecv", "allgather"]
+
+
+@pytest.mark.parametrize("dp", [2, 8, 64])
+def test_zero_volumes_2x_and_3x(dp):
+    # Rajbhandari et al. 2020 sec. 7.2: 2 Psi for DP and ZeRO 1-2, 3 Psi (1.5x) for ZeRO 3,
+    # with Psi the gradient bytes; a ring sends (N_d - 1)/N_d of it per pass
+    m = catalog.models.get("gpt3-6.7b")
+    psi = 2 * m.params                  # BF16 gradient bytes of the whole model (tp = pp = 1)
+    f = (dp - 1) / dp
+    vols = {z: P.wire_bytes(P.dp_traffic(m, Layout(dp=dp, tp=1, pp=1, zero_stage=z))) for z in range(4)}
+    for z in (0, 1, 2):
+        assert vols[z] == pytest.approx(2 * f * psi, rel=1e-12)
+    assert vols[3] == pytest.approx(3 * f * psi, rel=1e-12)
+    assert vols[3] / vols[0] == pytest.approx(1.5)
+
+
+def test_dp_traffic_ops_buckets_and_shard():
+    m = catalog.models.get("gpt3-6.7b")
+    lay = Layout(dp=4, tp=2, pp=2, zero_stage=3, bucket_bytes=100e6)
+    tr = P.dp_traffic(m, lay)
+    assert [t.op for t in tr] == ["reducescatter", "allgather", "allgather"]
+    shard = 2 * m.params / 4                       # gradients of one GPU's tp * pp shard
+    n = -(-shard // 100e6)
+    assert all(t.count == n and t.nbytes * n == pytest.approx(shard) and t.stride == 2 for t in tr)
+    assert P.dp_traffic(m, Layout(dp=1, tp=8, pp=1)) == []
+
+
+def test_dp_wire_bytes_is_the_sum_over_dp_traffic():
+    for z in range(4):
+        lay = Layout(dp=8, tp=2, pp=2, zero_stage=z)
+        tr = P.dp_traffic(GPT3, lay)
+        assert P.dp_wire_bytes(GPT3, lay) == P.wire_bytes(tr)
+        assert P.wire_bytes(tr) == pytest.approx(sum(t.wire_bytes for t in tr))
+
+
+def test_ep_is_four_alltoalls_per_moe_layer():
+    # GShard: dispatch and combine forward, both again backward
+    lay = Layout(dp=8, tp=2, pp=2, ep=4, sequence_parallel=False)
+    m = MOE.global_batch // 8
+    (t,) = P.ep_traffic(MOE, lay)
+    assert (t.op, t.group, t.stride) == ("alltoall", 4, 2)
+    assert t.count == 4 * (MOE.moe_layers // 2) * m
+    assert t.nbytes == 2 * MOE.seq_len * MOE.hidden
+    # with sequence parallelism each TP rank holds 1/t of the tokens
+    assert P.ep_traffic(MOE, dataclasses.replace(lay, sequence_parallel=True))[0].nbytes == t.nbytes / 2
+    assert P.ep_traffic(GPT3, Layout(dp=8, tp=8, pp=8, ep=8)) == []
+
+
+def test_step_traffic_collects_all_four():
+    lay = Layout(dp=8, tp=2, pp=2, ep=4)
+    tr = P.step_traffic(MOE, lay, gpus_per_node=8)
+    assert set(tr) == {"tp", "pp", "dp", "ep"}
+    assert tr["ep"] == P.ep_traffic(MOE, lay) and tr["dp"] == P.dp_traffic(MOE, lay)
+
+
+def test_traffic_rejects_bad_fields():
+    with pytest.raises(ValueError, match="op='allreduse'"):
+        Traffic("allreduse", 1e6, 8, 1)
+    with pytest.raises(ValueError, match="nbytes=-1"):
+        Traffic("allreduce", -1, 8, 1)
+    with pytest.raises(ValueError, match="group=0"):
+        Traffic("allreduce", 1e6, 0, 1)
+    with pytest.raises(ValueError, match="count=-2"):
+        Traffic("allreduce", 1e6, 8, -2)
+
+
+def test_traffic_does_not_fit_raises_like_step_time():
+    bad = ModelConfig(10, 1024, 16, 2048, 51200, 64)
+    with pytest.raises(ValueError, match="does not divide layers"):
+        P.tp_traffic(bad, Layout(dp=1, tp=2, pp=4))
+
+
+def test_step_efficiency_is_compute_over_total():
+    st = P.step_time(GPT3, Layout(dp=16, tp=8, pp=8), P.Cluster.dgx_a100())
+    assert st.efficiency == st.compute / st.total
+    assert 0 < st.efficiency < 1
