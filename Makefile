@@ -1,7 +1,7 @@
 # GPU Interconnects: two commands for a newcomer.
 #   make book   build the HTML book into _build/html
-#   make test   every check: lib tests, strict nbval, book build with -W, browser test,
-#               and the student edition
+#   make test   every check: lint, lib tests and doctests, strict nbval, book build with -W,
+#               browser test, and the student edition
 #   make student  the student edition (no solutions) into _build/student_src/_build/html
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements-lock.txt
 JB := $(VENV)/bin/jupyter-book
 
-.PHONY: book test venv lib-tests nbval build-strict browser-test student bench execute lock clean
+.PHONY: book test venv lint lib-tests nbval build-strict browser-test student bench execute lock clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,12 @@ book: venv
 	$(JB) build . --builder html
 	@echo ""
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
+
+# ruff over the library, tests, tools, benchmarks and the chapters' code cells, and the
+# import-layers contract (both configured in lib/pyproject.toml)
+lint: venv
+	$(VENV)/bin/ruff check --config lib/pyproject.toml lib tests tools benchmarks book
+	$(VENV)/bin/lint-imports --config lib/pyproject.toml
 
 lib-tests: venv
 	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py -q -p no:cacheprovider
@@ -71,7 +77,7 @@ student: venv
 	@echo ""
 	@echo "The student edition is built. Open it at: file://$(CURDIR)/$(STUDENT_SRC)/_build/html/index.html"
 
-test: lib-tests nbval build-strict browser-test student
+test: lint lib-tests nbval build-strict browser-test student
 	@echo "All checks passed."
 
 bench: venv

@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from interconnect import parallel as P
 from interconnect import devices, links
+from interconnect import parallel as P
 
 
 def test_roofline_is_the_minimum_of_its_roofs():
@@ -22,7 +23,8 @@ def test_ridge_of_an_h100_on_nvlink4():
     assert P.ridge_intensity(h100.peak_flops, nv4.bandwidth) == pytest.approx(989.4e12 / 450e9)
     # at the ridge the roof meets the peak
     i = P.ridge_intensity(h100.peak_flops, nv4.bandwidth)
-    assert P.attainable_flops(h100.peak_flops, comm_intensity=i, comm_bandwidth=nv4.bandwidth) == pytest.approx(h100.peak_flops)
+    roof = P.attainable_flops(h100.peak_flops, comm_intensity=i, comm_bandwidth=nv4.bandwidth)
+    assert roof == pytest.approx(h100.peak_flops)
 
 
 def test_tp_intensity_closed_form():

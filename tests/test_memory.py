@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import interconnect.memory as mem
+from interconnect import parallel as P
 from interconnect.memory import kv_cache_bytes, training_memory
 
 GB = 1e9  # ZeRO Table 1 is in GB = 1e9 bytes
@@ -248,7 +249,7 @@ def test_layout_memory_breakdown_is_zero_table_1_plus_activations(zero_stage):
     m = models.get("gpt3-13b")
     lay = Layout(dp=8, tp=4, pp=2, microbatch=1, zero_stage=zero_stage)
     m = replace(m, global_batch=8 * 2 * 4)
-    parts = mem.layout_memory_breakdown(m, lay)
+    parts = P.layout_memory_breakdown(m, lay)
     psi, nd = stage_params(m, lay), 8
     # Rajbhandari et al. (2020), Table 1: 2 + 2 + 12 bytes per parameter, partitioned by stage
     assert parts["stage_params"] == psi
@@ -266,14 +267,14 @@ def test_inference_memory_is_weights_plus_the_kv_cache():
     from interconnect.parallel import transformer_params
 
     m = models.get("llama2-70b")
-    one = mem.inference_memory(m, kv_heads=8, head_dim=128, batch=32, context=8192)
+    one = P.inference_memory(m, kv_heads=8, head_dim=128, batch=32, context=8192)
     # KV cache: 2 (K and V) * layers * kv_heads * head_dim * 2 bytes per token
     assert one["kv_cache"] == 2 * m.layers * 8 * 128 * 2 * 32 * 8192
     assert one["weights"] == 2 * transformer_params(m.layers, m.hidden, m.vocab, m.seq_len)
     assert one["total"] == one["weights"] + one["kv_cache"]
     # over tp = 8 and pp = 4: weights / 32, the cache of layers / 4 layers and 8 / 8 = 1 KV head
-    split = mem.inference_memory(m, kv_heads=8, head_dim=128, tp=8, pp=4, batch=32, context=8192)
+    split = P.inference_memory(m, kv_heads=8, head_dim=128, tp=8, pp=4, batch=32, context=8192)
     assert split["weights"] == pytest.approx(one["weights"] / 32)
     assert split["kv_cache"] == 2 * (m.layers // 4) * 1 * 128 * 2 * 32 * 8192
     # heads are replicated, not split below one, when tp > kv_heads
-    assert mem.inference_memory(m, 8, 128, tp=16, batch=1, context=1)["kv_cache"] == 2 * m.layers * 128 * 2
+    assert P.inference_memory(m, 8, 128, tp=16, batch=1, context=1)["kv_cache"] == 2 * m.layers * 128 * 2

@@ -13,10 +13,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interconnect.collectives import collective_time
-from interconnect.parallel import (CALIBRATED_COMM_EFFICIENCY, CALIBRATED_GEMM_EFFICIENCY, VALIDATION_ROWS, Cluster,
-                                   Layout, ModelConfig, calibrate, iteration_flops, pipeline_bubble_fraction,
-                                   plan, predict_row, selective_recompute_overhead, step_flops, step_time,
-                                   tp_comm_time, dp_comm_time)
+from interconnect.parallel import (
+    CALIBRATED_COMM_EFFICIENCY,
+    CALIBRATED_GEMM_EFFICIENCY,
+    VALIDATION_ROWS,
+    Cluster,
+    Layout,
+    ModelConfig,
+    calibrate,
+    dp_comm_time,
+    iteration_flops,
+    pipeline_bubble_fraction,
+    plan,
+    predict_row,
+    selective_recompute_overhead,
+    step_flops,
+    step_time,
+    tp_comm_time,
+)
 
 FAST = settings(max_examples=60, deadline=None, database=None)
 A100 = Cluster.dgx_a100()

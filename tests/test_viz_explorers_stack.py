@@ -12,7 +12,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from interconnect import collectives, explorers, links, memory  # noqa: E402
+from interconnect import collectives, explorers, links, parallel  # noqa: E402
 from interconnect import topology as T  # noqa: E402
 from interconnect import transfer as X  # noqa: E402
 from interconnect.catalog import models  # noqa: E402
@@ -100,7 +100,7 @@ def test_memory_calculator_shows_the_memory_models():
     lay = Layout(dp=8, tp=8, pp=4, microbatch=1, recompute="selective", sequence_parallel=True, zero_stage=1)
     total = layout_memory(replace(m, global_batch=1 * 8 * 4 * 4), lay)
     assert f"training     {total / GiB:9.1f}" in text
-    inf = memory.inference_memory(m, 96, 128, tp=8, pp=4, batch=32, context=8192)
+    inf = parallel.inference_memory(m, 96, 128, tp=8, pp=4, batch=32, context=8192)
     assert f"KV cache     {inf['kv_cache'] / GiB:9.1f}" in text
 
 

@@ -43,7 +43,7 @@ from ._validate import as_count, as_nonnegative, as_positive
 
 __all__ = ["KINDS", "Task", "schedule", "stage_order", "makespan", "exposed_transfers", "busy_time",
            "bubble_fraction_measured",
-           "in_flight", "plot_gantt"]
+           "in_flight"]
 
 #: Schedule kinds :func:`schedule` knows.
 KINDS = ("gpipe", "1f1b", "interleaved")
@@ -372,66 +372,10 @@ def in_flight(tasks, stage=None):
     return best / v
 
 
-def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass", until=None):
-    """Draw a schedule as a Gantt chart: stages as rows, time across.
+def __getattr__(name):
+    # the Gantt chart is drawn by the presentation layer; the old name imports it on first use
+    if name == "plot_gantt":
+        from .viz.timelines import plot_gantt
 
-    Forward passes are solid, backward passes hatched, both coloured by microbatch
-    (``interconnect.plots.PALETTE``, cycling); with several chunks, later chunks are
-    drawn lighter. Each bar is labelled with its microbatch number where it fits.
-
-    Parameters
-    ----------
-    tasks : list of Task
-        From :func:`schedule`.
-    ax : matplotlib Axes, optional
-        Drawn into a new figure if None.
-    title : str, optional
-        Axes title; default names the number of stages and microbatches.
-    time_unit : str
-        Unit of the time axis, shown in its label.
-    until : float, optional
-        Draw only what has happened by this time (bars cut at ``until``).
-
-    Returns
-    -------
-    matplotlib Axes
-        The bars are ``ax.patches`` in the order of ``tasks``, followed by the two legend
-        proxies' handles in the legend.
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch, Rectangle
-
-    from . import plots
-
-    tasks = _check_tasks(tasks)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8.0, 3.2))
-    p = max(t.stage for t in tasks) + 1
-    m = max(t.microbatch for t in tasks) + 1
-    v = max(t.chunk for t in tasks) + 1
-    span = max(t.end for t in tasks)
-    for t in tasks:
-        stop = t.end if until is None else min(t.end, until)
-        width = max(0.0, stop - t.start)
-        colour = plots.PALETTE[t.microbatch % len(plots.PALETTE)]
-        alpha = 1.0 - 0.45 * t.chunk / max(1, v - 1) if v > 1 else 1.0
-        rect = Rectangle((t.start, t.stage - 0.4), width, 0.8, facecolor=colour, alpha=alpha,
-                         edgecolor="white", linewidth=0.6, hatch="///" if t.kind == "B" else None)
-        ax.add_patch(rect)
-        if width >= 0.6 * t.duration and t.duration >= span / 60:
-            ax.text(t.start + t.duration / 2, t.stage, str(t.microbatch), ha="center", va="center",
-                    fontsize=7, color="black" if t.microbatch % len(plots.PALETTE) in (1, 5, 6) else "white")
-    ax.set_xlim(0, span * 1.01)
-    ax.set_ylim(p - 0.5, -0.5)
-    ax.set_yticks(range(p))
-    ax.set_yticklabels([f"stage {s}" for s in range(p)])
-    ax.set_xlabel(f"time ({time_unit})")
-    ax.set_ylabel("pipeline stage (GPU)")
-    ax.grid(False)
-    if title is None:
-        title = f"{p} stages, {m} microbatches" + (f", {v} chunks per stage" if v > 1 else "")
-    ax.set_title(title)
-    ax.legend(handles=[Patch(facecolor="0.5", label="forward (F)"),
-                       Patch(facecolor="0.5", hatch="///", edgecolor="white", label="backward (B)")],
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, ncol=1, frameon=False)
-    return ax
+        return plot_gantt
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

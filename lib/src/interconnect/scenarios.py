@@ -14,7 +14,7 @@ both call one function here, which returns a frozen dataclass:
 
 Models come from :mod:`interconnect.catalog.models`, machines from
 :meth:`interconnect.parallel.Cluster.from_links` (by name) or, where a topology shares its
-links, from a simulated :func:`interconnect.parallel.effective_bandwidth`. The functions are
+links, from a simulated :func:`interconnect.netsim.effective_bandwidth`. The functions are
 cached (the results are immutable), so a chapter and its checker pay for the simulations once.
 """
 
@@ -28,7 +28,8 @@ from typing import Any
 
 from . import links, topology
 from .catalog import models as _models
-from .parallel import Cluster, Layout, ModelConfig, effective_bandwidth
+from .netsim import effective_bandwidth
+from .parallel import Cluster, Layout, ModelConfig
 from .units import GB
 
 __all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "applications",
@@ -91,15 +92,15 @@ def data_parallel():
                              gpu_link="pcie4x16", uplink="pcie4x16")
     nvs = topology.nvswitch(8, link="nvlink3")
     machines = {
-        "PCIe 4.0 tree": Cluster.from_links("A100", effective_bandwidth(box, grad), "ib-hdr",
+        "PCIe 4.0 tree": Cluster.from_links("A100", effective_bandwidth(box, "allreduce", grad), "ib-hdr",
                                             intra_latency=links.get_link("pcie4x16").latency),
-        "NVSwitch (NVLink 3)": Cluster.from_links("A100", effective_bandwidth(nvs, grad), "ib-hdr",
+        "NVSwitch (NVLink 3)": Cluster.from_links("A100", effective_bandwidth(nvs, "allreduce", grad), "ib-hdr",
                                                   intra_latency=links.get_link("nvlink3").latency),
     }
     for nic in ("ib-hdr", "ib-ndr"):
         g, ranks = single_gpu_nodes(nic)
         machines[f"8 nodes × 1 GPU, {links.get_link(nic).label.split(' (')[0]}"] = Cluster.from_links(
-            "A100", "nvlink3", effective_bandwidth(g, grad, ranks), gpus_per_node=1,
+            "A100", "nvlink3", effective_bandwidth(g, "allreduce", grad, ranks), gpus_per_node=1,
             inter_latency=topology.path_latency(g, ranks[0], ranks[1]))
     return DataParallel(models=_frozen(models), machines=_frozen(machines), pcie_box=box, gradient_bytes=grad)
 

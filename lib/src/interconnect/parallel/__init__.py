@@ -43,7 +43,7 @@ from .efficiency import (
     pipeline_bubble_fraction,
 )
 from .layout import Layout, _check_fit
-from .plan import Plan, layout_memory, plan, stage_params
+from .plan import Plan, inference_memory, layout_memory, layout_memory_breakdown, plan, stage_params
 from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_comm_intensity
 from .step_time import (
     StepTime,
@@ -85,7 +85,8 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
            "step_flops", "gelu", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time",
            "ep_comm_time", "step_time", "dp_step_time", "dp_wire_bytes", "effective_bandwidth",
-           "plan", "layout_memory", "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
+           "plan", "layout_memory", "layout_memory_breakdown", "inference_memory",
+           "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
            "calibrate", "validation_table",
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
            "Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",

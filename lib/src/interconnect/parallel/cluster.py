@@ -169,45 +169,18 @@ def _group_link(group_size, stride, cluster):
 
 
 def effective_bandwidth(g, nbytes, ranks=None, op="allreduce", **kw):
-    """Bus bandwidth one collective reaches on a topology, bytes/s per direction (simulated).
+    """:func:`interconnect.netsim.effective_bandwidth` with ``op`` last (kept for one release).
 
-    The nccl-tests ``busbw`` of :func:`interconnect.netsim.simulate_collective` (ring by
-    default): the algorithm bandwidth ``nbytes / time`` times the bus factor of ``op`` over
-    the ``p`` ranks. On an uncontended ring it equals the link bandwidth; where links are
-    shared (a PCIe tree's socket link) it is what each GPU really gets, so it can stand in
-    for a link's bandwidth in :meth:`Cluster.from_links`.
-
-    Parameters
-    ----------
-    g : networkx.DiGraph
-        A topology (:mod:`interconnect.topology`).
-    nbytes : float
-        Message size, bytes.
-    ranks : sequence of str, optional
-        The GPUs taking part; default every GPU of ``g``.
-    op : str
-        Collective, default ``"allreduce"``.
-    **kw
-        Passed to :func:`~interconnect.netsim.simulate_collective` (``algorithm``, ``chunks``...).
-
-    Returns
-    -------
-    float
-        bytes/s.
-
-    See Also
-    --------
-    interconnect.netsim.simulate_collective, interconnect.collectives.bus_bandwidth
+    The bus bandwidth one collective reaches on a topology, bytes/s per direction; it can
+    stand in for a link's bandwidth in :meth:`Cluster.from_links`.
 
     Examples
     --------
     >>> from interconnect import topology
-    >>> round(effective_bandwidth(topology.nvswitch(8, link="nvlink3"), 13.4e9) / 1e9)
-    300
     >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16")
     >>> round(effective_bandwidth(box, 13.4e9) / 1e9, 1)    # the socket link binds
     20.8
     """
-    from ..netsim import simulate_collective
+    from ..netsim import effective_bandwidth as _effective_bandwidth
 
-    return simulate_collective(g, op, nbytes, ranks=ranks, **kw).busbw
+    return _effective_bandwidth(g, op, nbytes, ranks=ranks, **kw)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import memory as _memory
-from .._validate import as_positive
+from .._validate import as_count, as_positive
 from ._checks import _scalar_count
 from .layout import Layout, _check_fit
 from .step_time import step_time
+from .transformer import transformer_params
 
-__all__ = ["Plan", "plan", "stage_params", "layout_memory"]
+__all__ = ["Plan", "plan", "stage_params", "layout_memory", "layout_memory_breakdown", "inference_memory"]
 
 
 @dataclass(frozen=True)
@@ -153,3 +154,89 @@ def plan(model, cluster, n_gpus, memory_limit, recompute="selective", sequence_p
     else:
         text = f"No layout of {n} GPUs fits in {limit / 1e9:.1f} GB per GPU ({len(rejected)} rejected)."
     return Plan(ranked=ranked, rejected=rejected, explanation=text)
+
+
+def layout_memory_breakdown(model, layout):
+    """Bytes per GPU of the first pipeline stage in training, by part.
+
+    The parts :func:`interconnect.parallel.layout_memory` adds up: the model states of the
+    stage's parameters (:func:`interconnect.parallel.stage_params`) with ZeRO over ``dp``
+    (:func:`training_memory`), and the activations, which are what is left of the total.
+
+    Parameters
+    ----------
+    model : interconnect.parallel.ModelConfig
+    layout : interconnect.parallel.Layout
+
+    Returns
+    -------
+    dict of float
+        ``params``, ``grads``, ``optimizer``, ``activations`` and ``total`` (their sum,
+        :func:`interconnect.parallel.layout_memory`), bytes per GPU; and ``stage_params``,
+        the parameters one GPU of the first stage holds.
+
+    References
+    ----------
+    Rajbhandari et al. (2020), Table 1 (the model states); Korthikanti et al. (2022),
+    eq. 5 (the activations, through :func:`interconnect.memory.activation_memory`).
+    """
+    params = stage_params(model, layout)
+    states = _memory.training_memory(params, layout.dp, layout.zero_stage)
+    total = layout_memory(model, layout)
+    return {"params": states["params"], "grads": states["grads"], "optimizer": states["optimizer"],
+            "activations": total - states["total"], "total": total, "stage_params": params}
+
+
+def inference_memory(model, kv_heads, head_dim, tp=1, pp=1, batch=1, context=None, bytes_per_element=2.0):
+    """Bytes per GPU in inference: the weights and the KV cache.
+
+    Weights: ``bytes_per_element`` bytes per parameter of
+    :func:`interconnect.parallel.transformer_params`, split over ``tp * pp`` GPUs. KV cache:
+    :func:`interconnect.memory.kv_cache_bytes` of ``layers // pp`` layers and ``kv_heads // tp`` key-value heads
+    (at least one of each: heads are replicated when ``tp > kv_heads``) for ``batch``
+    sequences of ``context`` tokens.
+
+    Parameters
+    ----------
+    model : interconnect.parallel.ModelConfig
+    kv_heads : int
+        Key-value heads of the attention (fewer than the query heads with grouped-query
+        attention).
+    head_dim : int
+        Size of one head.
+    tp, pp : int
+        Tensor- and pipeline-parallel sizes, >= 1.
+    batch : int
+        Sequences served at once, >= 1.
+    context : int, optional
+        Tokens per sequence; default ``model.seq_len``.
+    bytes_per_element : float
+        2 for FP16/BF16 weights and cache.
+
+    Returns
+    -------
+    dict of float
+        ``weights``, ``kv_cache`` and ``total``, bytes per GPU.
+
+    References
+    ----------
+    Kwon et al. (2023), section 3 (KV cache size).
+
+    Examples
+    --------
+    One GPU, one 4,096-token sequence of a 32-layer model with 32 KV heads of 128: the
+    cache is ``2 * 32 * 32 * 128 * 2`` bytes = 512 KiB per token, 2 GiB in all:
+
+    >>> from interconnect.parallel import ModelConfig
+    >>> m = ModelConfig(layers=32, hidden=4096, heads=32, seq_len=4096, vocab=32000, global_batch=1)
+    >>> inference_memory(m, kv_heads=32, head_dim=128)["kv_cache"] / 2**30
+    2.0
+    """
+    tp = as_count("tp", tp, minimum=1)
+    pp = as_count("pp", pp, minimum=1)
+    context = model.seq_len if context is None else context
+    bpe = as_positive("bytes_per_element", bytes_per_element, "bytes")
+    weights = bpe * transformer_params(model.layers, model.hidden, model.vocab, model.seq_len) / (tp * pp)
+    kv = _memory.kv_cache_bytes(max(1, model.layers // pp), max(1, kv_heads // tp), head_dim, context, batch,
+                        bytes_per_element=bpe)
+    return {"weights": weights, "kv_cache": kv, "total": weights + kv}

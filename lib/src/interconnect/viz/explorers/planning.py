@@ -1,15 +1,15 @@
 """Explorers of the chapter "Putting it together: planning a cluster" (``book/parallel/planning.ipynb``).
 
-Presentation only: the training memory is :func:`interconnect.memory.layout_memory_breakdown`
+Presentation only: the training memory is :func:`interconnect.parallel.layout_memory_breakdown`
 (whose total is :func:`interconnect.parallel.layout_memory`), the inference memory
-:func:`interconnect.memory.inference_memory`.
+:func:`interconnect.parallel.inference_memory`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ... import devices, memory, plots
+from ... import devices, parallel, plots
 from ...catalog import models as catalog_models
 from ...parallel import Layout
 from ...units import GB, GiB
@@ -113,8 +113,8 @@ def memory_calculator_explorer(models=None, default_model="GPT-3 175B", gpu_name
             lay = Layout(dp=dp, tp=tp, pp=pp, microbatch=microbatch, recompute=recompute, sequence_parallel=sp,
                          zero_stage=zero_stage)
             # a global batch with m = 4 pp microbatches, so 1F1B keeps pp of them in flight
-            tr = memory.layout_memory_breakdown(replace(cfg, global_batch=microbatch * dp * pp * 4), lay)
-            inf = memory.inference_memory(cfg, kv_heads, head_dim, tp, pp, batch, context)
+            tr = parallel.layout_memory_breakdown(replace(cfg, global_batch=microbatch * dp * pp * 4), lay)
+            inf = parallel.inference_memory(cfg, kv_heads, head_dim, tp, pp, batch, context)
             for side, parts, vals in (("t", train_parts, tr), ("i", infer_parts, inf)):
                 y = 0.0
                 for k, _ in parts:
