@@ -161,7 +161,7 @@ def layout_memory_breakdown(model, layout):
 
     The parts :func:`interconnect.parallel.layout_memory` adds up: the model states of the
     stage's parameters (:func:`interconnect.parallel.stage_params`) with ZeRO over ``dp``
-    (:func:`training_memory`), and the activations, which are what is left of the total.
+    (:func:`interconnect.memory.training_memory`), and the activations, which are what is left of the total.
 
     Parameters
     ----------

@@ -46,13 +46,13 @@ def _price(traffic, bandwidth, latency):
 def tp_comm_time(model, layout, cluster):
     """Tensor-parallel communication per step on one GPU, seconds (all on the critical path).
 
-    Prices :func:`~interconnect.parallel.traffic.tp_traffic`: per layer and microbatch, 2
+    Prices :func:`~interconnect.parallel.tp_traffic`: per layer and microbatch, 2
     AllReduces in the forward and 2 in the backward pass of ``2 s b h`` bytes (Shoeybi et al.
     2019, sec. 3, Fig. 4); with sequence parallelism each AllReduce is a ReduceScatter +
     AllGather pair of the same bytes (Korthikanti et al. 2022, sec. 4.2.2), which costs the
     same under the ring model. Full recomputation repeats the forward pass and its 2
     AllReduces (6 per layer). Each GPU runs ``l / pp`` layers for ``m`` microbatches. The
-    group is ``tp`` adjacent ranks (:func:`_group_link`).
+    group is ``tp`` adjacent ranks (``_group_link``).
     """
     traffic = tp_traffic(model, layout)
     if not traffic:
@@ -63,7 +63,7 @@ def tp_comm_time(model, layout, cluster):
 def pp_comm_time(model, layout, cluster):
     """Pipeline point-to-point communication per step on one GPU, seconds.
 
-    Prices :func:`~interconnect.parallel.traffic.pp_traffic`: each stage sends the activation
+    Prices :func:`~interconnect.parallel.pp_traffic`: each stage sends the activation
     (``2 s b h`` bytes) of every microbatch forward and receives its gradient backward: ``2 m``
     transfers, ``2 m v`` with ``v`` interleaved chunks (Narayanan et al. 2021, sec. 2.2.2).
     Across nodes with the scatter/gather optimisation each TP rank sends ``2 s b h / t`` over
@@ -90,7 +90,7 @@ def pp_comm_time(model, layout, cluster):
 def dp_comm_time(model, layout, cluster):
     """Data-parallel gradient (and ZeRO parameter) communication per step on one GPU, seconds.
 
-    Prices :func:`~interconnect.parallel.traffic.dp_traffic` on the link the ``dp`` ranks
+    Prices :func:`~interconnect.parallel.dp_traffic` on the link the ``dp`` ranks
     (``tp`` apart) span: each GPU reduces ``G = 2 P / (tp pp)`` bytes of BF16 gradients over
     the ``dp`` ranks in buckets of ``layout.bucket_bytes``, one collective and its latencies
     per bucket:
@@ -111,8 +111,8 @@ def dp_comm_time(model, layout, cluster):
 def dp_wire_bytes(model, layout):
     """Bytes one GPU sends per step (per direction) for its gradient and ZeRO traffic.
 
-    :func:`~interconnect.parallel.traffic.wire_bytes` of
-    :func:`~interconnect.parallel.traffic.dp_traffic`: the buckets and ring collectives
+    :func:`~interconnect.parallel.wire_bytes` of
+    :func:`~interconnect.parallel.dp_traffic`: the buckets and ring collectives
     :func:`dp_comm_time` prices, counted in bytes rather than seconds, each sending
     ``b * bucket`` bytes with ``b`` from :func:`interconnect.collectives.cost_terms`. So
     ``2 G (dp-1)/dp`` for ZeRO 0-2 and ``3 G (dp-1)/dp`` for ZeRO 3, with
@@ -143,7 +143,7 @@ def dp_wire_bytes(model, layout):
 def ep_comm_time(model, layout, cluster):
     """Expert-parallel AllToAll time per step on one GPU, seconds.
 
-    Prices :func:`~interconnect.parallel.traffic.ep_traffic`: each MoE layer dispatches its
+    Prices :func:`~interconnect.parallel.ep_traffic`: each MoE layer dispatches its
     tokens' hidden states to the experts and combines them back: 2 AllToAlls forward and 2
     backward (3 forward with full recomputation) of the ``2 s b h`` bytes (``/ tp`` with
     sequence parallelism) a GPU holds (Lepikhin et al. 2021, GShard; Fedus et al. 2022, Switch

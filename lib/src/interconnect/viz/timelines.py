@@ -142,7 +142,7 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
     Parameters
     ----------
     tasks : list of Task
-        From :func:`schedule`.
+        From :func:`interconnect.pipeline.schedule`.
     ax : matplotlib Axes, optional
         Drawn into a new figure if None.
     title : str, optional
