@@ -3,6 +3,7 @@ well-formed, lookups fail helpfully, and the prose that repeats a measurement (l
 catalog notes, bibliography notes) agrees with the stored value, so the two cannot drift.
 """
 
+import json
 import math
 import pathlib
 import re
@@ -145,3 +146,25 @@ def test_bib_notes_agree_with_measurements(key, template, name, scale, digits):
     quoted = template.format(f"{get(name).value / scale:.{digits}f}")
     assert quoted in _bib_entry(key), f"{key} should say {quoted!r} (measurement {name})"
     assert get(name).bib_key == key
+
+
+# Chapter prose that types a measurement (markdown, not glued) must agree with it too.
+PROSE_QUOTES = [
+    # (notebook, text in a markdown cell, measurement, unit divisor, digits)
+    ("history/nvlink.ipynb", "an NCCL ring reaches {} GB/s busbw", "h200-nvlink4-allreduce-ring-busbw-b", GB, 1),
+    ("history/nvlink.ipynb", "NVLink SHARP {} GB/s", "h200-nvlink4-allreduce-nvls-busbw-b", GB, 1),
+    ("history/nvlink.ipynb", "H100 pair reaches about {} GB/s", "h100-nvlink4-p2p-uni", GB, 0),
+    ("history/pcie.ipynb", "GPT-2 training took {} s with their NVLink", "titanrtx-gpt2-ddp-nvlink-time", 1.0, 1),
+    ("history/pcie.ipynb", "bridge and {} s with NCCL", "titanrtx-gpt2-ddp-no-p2p-time", 1.0, 1),
+    ("why/three_walls.ipynb", "GPT-2 took {} s with their NVLink", "titanrtx-gpt2-ddp-nvlink-time", 1.0, 1),
+    ("why/three_walls.ipynb", "bridge and {} s with peer-to-peer", "titanrtx-gpt2-ddp-no-p2p-time", 1.0, 1),
+    ("stack/protocols.ipynb", "8 × H200 at 16 GiB is {} GB/s", "h200-nvlink4-allreduce-nvls-busbw", GB, 0),
+]
+
+
+@pytest.mark.parametrize(("notebook", "template", "name", "scale", "digits"), PROSE_QUOTES)
+def test_chapter_prose_agrees_with_measurements(notebook, template, name, scale, digits):
+    cells = json.loads((ROOT / "book" / notebook).read_text(encoding="utf-8"))["cells"]
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    quoted = template.format(f"{get(name).value / scale:.{digits}f}")
+    assert quoted in prose, f"{notebook} should say {quoted!r} (measurement {name})"
