@@ -168,3 +168,13 @@ def test_chapter_prose_agrees_with_measurements(notebook, template, name, scale,
     prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     quoted = template.format(f"{get(name).value / scale:.{digits}f}")
     assert quoted in prose, f"{notebook} should say {quoted!r} (measurement {name})"
+
+
+def test_pcie_exercise_fraction_is_the_measurement():
+    """pcie-ex-headline's "88 %" is nvbandwidth's H2D copy over the PCIe 5.0 x16 peak."""
+    frac = get("h200-pcie5-h2d-nvbandwidth").value / links.get_link("pcie5x16").bandwidth
+    cells = json.loads((ROOT / "book" / "history" / "pcie.ipynb").read_text(encoding="utf-8"))["cells"]
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert f"at the {100 * frac:.0f} % that measured PCIe 5.0 copies reach" in prose
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert f"{round(frac, 2)} * p6.bandwidth" in code   # the solution cell types the same fraction
