@@ -178,3 +178,11 @@ def test_pcie_exercise_fraction_is_the_measurement():
     assert f"at the {100 * frac:.0f} % that measured PCIe 5.0 copies reach" in prose
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     assert f"{round(frac, 2)} * p6.bandwidth" in code   # the solution cell types the same fraction
+
+
+def test_nvlink_chapter_ring_fraction():
+    """The NVLink chapter's "about 82 % of the peak busbw" is the measured ring over NVLink 4's peak."""
+    frac = get("h200-nvlink4-allreduce-ring-busbw-b").value / links.get_link("nvlink4").bandwidth
+    cells = json.loads((ROOT / "book" / "history" / "nvlink.ipynb").read_text(encoding="utf-8"))["cells"]
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert f"NVLink 4 about {100 * frac:.0f} % of the peak busbw" in prose
