@@ -11,11 +11,13 @@
   re-exported by :mod:`interconnect.signalling`.
 * :mod:`~interconnect.catalog.boards`: dual-GPU boards of the rendering era; re-exported by
   :mod:`interconnect.rendering`.
+* :mod:`~interconnect.catalog.measurements`: measured figures (nvbandwidth, nccl-tests
+  busbw, p2pBandwidthLatencyTest, ...) with system, tool and source (``get``, ``names``).
 
 A machine is built from GPU and link names with
 :meth:`interconnect.parallel.Cluster.from_links`.
 """
 
-from . import boards, gpus, link_specs, link_tables, links, media, models
+from . import boards, gpus, link_specs, link_tables, links, measurements, media, models
 
-__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards"]
+__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards", "measurements"]

@@ -1,0 +1,194 @@
+"""Measured figures the chapters quote: one entry per number, with the tool and the source.
+
+The link catalog (:mod:`interconnect.catalog.links`) holds *peaks*: what the line rate and
+the line coding allow. The chapters compare those peaks with what real machines reach:
+an nvbandwidth host-to-device copy, an nccl-tests AllReduce bus bandwidth, a
+``p2pBandwidthLatencyTest`` run, a training run with peer-to-peer switched off. Those
+measurements are kept here, once, each with the system it was measured on, the tool that
+measured it and the citation, so that a chapter reads ``get("...").value`` instead of
+typing the number into a cell.
+
+Conventions
+-----------
+* **Units.** SI base units, as everywhere in :mod:`interconnect`: ``value`` is in bytes/s
+  (``unit="B/s"``) or seconds (``unit="s"``); ``GB = 1e9`` bytes. Each value is stored
+  exactly as the source prints it, times the unit (``55.43 * GB``).
+* **Direction.** ``"per direction"`` for a one-way figure (a one-way copy, or nccl-tests'
+  busbw, which is defined to be compared with a link's per-direction bandwidth),
+  ``"bidirectional"`` for both directions added, ``"n/a"`` for a time.
+* **Source.** ``source`` starts with the key of the entry in ``book/references.bib``
+  (``bekman_mlengineering``), then says where in it the number is; ``year`` is that
+  entry's year.
+* **Catalog notes.** Some link notes in :mod:`interconnect.catalog.link_specs` repeat a
+  measurement in words ("H2D 55.4 GB/s"); ``tests/test_measurements.py`` checks that the
+  rounded figure in the note equals the entry here.
+
+Examples
+--------
+>>> get("a100-nvlink3-allreduce-busbw").value / 1e9
+234.89
+>>> get("h100-nvlink4-p2p-bidir").direction
+'bidirectional'
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .._validate import as_positive, choice
+from ..units import GB
+
+__all__ = ["Measurement", "MEASUREMENTS", "UNITS", "DIRECTIONS", "get", "names"]
+
+#: The units a measurement may have (SI base units).
+UNITS = ("B/s", "s")
+#: The directions a measurement may have.
+DIRECTIONS = ("per direction", "bidirectional", "n/a")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured figure with its provenance.
+
+    Attributes
+    ----------
+    name : str
+        Catalog key, lower case, e.g. ``"h200-pcie5-h2d-nvbandwidth"``.
+    value : float
+        In SI base units (bytes/s or seconds), exactly as the source prints it.
+    unit : str
+        ``"B/s"`` or ``"s"``.
+    direction : str
+        ``"per direction"``, ``"bidirectional"`` or ``"n/a"`` (times).
+    what : str
+        What was measured (operation, message size, conditions).
+    system : str
+        The machine it was measured on.
+    tool : str
+        The benchmark that printed it, e.g. ``"nvbandwidth"``,
+        ``"nccl-tests all_reduce_perf busbw"``, ``"p2pBandwidthLatencyTest"``.
+    source : str
+        The citation: the ``book/references.bib`` key first, then the place in it.
+    year : int
+        The year of the cited source.
+    """
+
+    name: str
+    value: float
+    unit: str
+    direction: str
+    what: str
+    system: str
+    tool: str
+    source: str
+    year: int
+
+    def __post_init__(self):
+        as_positive("value", self.value, self.unit)
+        choice("unit", self.unit, UNITS)
+        choice("direction", self.direction, DIRECTIONS)
+        if self.unit == "s" and self.direction != "n/a":
+            raise ValueError(f"direction={self.direction!r} for a time; expected 'n/a'")
+
+    @property
+    def bib_key(self) -> str:
+        """The ``book/references.bib`` key the source starts with."""
+        return self.source.split()[0]
+
+
+BEKMAN = "bekman_mlengineering (S. Bekman, Machine Learning Engineering Open Book, network/README.md)"
+
+_ENTRIES = (
+    # --- PCIe: host <-> device copies ------------------------------------------------
+    Measurement("h200-pcie5-h2d-nvbandwidth", 55.43 * GB, "B/s", "per direction",
+                "host-to-device copy (memcpy CE)", "8 x H200, PCIe 5.0 x16",
+                "nvbandwidth", BEKMAN, 2024),
+    Measurement("h200-pcie5-d2h-nvbandwidth", 55.06 * GB, "B/s", "per direction",
+                "device-to-host copy (memcpy CE)", "8 x H200, PCIe 5.0 x16",
+                "nvbandwidth", BEKMAN, 2024),
+    # --- NVLink: nccl-tests AllReduce bus bandwidth ------------------------------------
+    Measurement("a100-nvlink3-allreduce-busbw", 234.89 * GB, "B/s", "per direction",
+                "AllReduce busbw at 16 GiB", "8 x A100 (NVLink 3)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    Measurement("h200-nvlink4-allreduce-ring-busbw", 367.2 * GB, "B/s", "per direction",
+                "AllReduce busbw at 16 GiB, ring, NCCL 2.27", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    Measurement("h200-nvlink4-allreduce-nvls-busbw", 480.0 * GB, "B/s", "per direction",
+                "AllReduce busbw at 16 GiB, NVLink SHARP (NVLS), NCCL 2.27", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    # The NVLink chapter quotes a second ring/NVLS pair on the same machine type; the
+    # figures differ from the pair above (367.61 against 367.2 and 482.26 against 480.0)
+    # and are kept as typed until the run they come from is pinned down.
+    Measurement("h200-nvlink4-allreduce-ring-busbw-b", 367.61 * GB, "B/s", "per direction",
+                "AllReduce busbw, ring (the NVLink chapter's figure)", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    Measurement("h200-nvlink4-allreduce-nvls-busbw-b", 482.26 * GB, "B/s", "per direction",
+                "AllReduce busbw, NVLink SHARP (the NVLink chapter's figure)", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    # --- NVLink: peer-to-peer copies -------------------------------------------------
+    Measurement("h100-nvlink4-p2p-uni", 380 * GB, "B/s", "per direction",
+                "GPU-to-GPU copy, one direction", "H100 SXM (NVLink 4)",
+                "p2pBandwidthLatencyTest",
+                "nccl_issue1264 (NVIDIA/nccl issue #1264)", 2024),
+    Measurement("h100-nvlink4-p2p-bidir", 749 * GB, "B/s", "bidirectional",
+                "GPU-to-GPU copies, both directions at once", "H100 SXM (NVLink 4)",
+                "p2pBandwidthLatencyTest",
+                "nccl_issue1264 (NVIDIA/nccl issue #1264)", 2024),
+    # --- across servers ---------------------------------------------------------------
+    Measurement("b200-efa-4node-allreduce-busbw", 381.80 * GB, "B/s", "per direction",
+                "AllReduce busbw at 16 GiB across 4 nodes",
+                "4 nodes x 8 B200, EFA (8 x 50 GB/s NICs per node)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    # --- training runs ---------------------------------------------------------------
+    Measurement("titanrtx-gpt2-ddp-nvlink-time", 101.9003, "s", "n/a",
+                "GPT-2 run_clm training with DDP, NVLink bridge (train_runtime)",
+                "2 x TITAN RTX with NVLink bridge", "transformers run_clm.py (train_runtime)",
+                "hf_perf_hardware (Hugging Face transformers docs, perf_hardware)", 2023),
+    Measurement("titanrtx-gpt2-ddp-no-p2p-time", 131.4367, "s", "n/a",
+                "GPT-2 run_clm training with DDP, NCCL_P2P_DISABLE=1 (train_runtime)",
+                "2 x TITAN RTX with NVLink bridge", "transformers run_clm.py (train_runtime)",
+                "hf_perf_hardware (Hugging Face transformers docs, perf_hardware)", 2023),
+)
+
+#: All measurements by name.
+MEASUREMENTS: dict[str, Measurement] = {m.name: m for m in _ENTRIES}
+if len(MEASUREMENTS) != len(_ENTRIES):  # pragma: no cover - a typo in the table above
+    raise RuntimeError("duplicate measurement name")
+
+
+def names() -> list[str]:
+    """All measurement names, in catalog order.
+
+    >>> "h100-nvlink4-p2p-uni" in names()
+    True
+    """
+    return list(MEASUREMENTS)
+
+
+def get(name: str) -> Measurement:
+    """One measurement by name (case-insensitive).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a string or not a known measurement; the message lists close
+        matches and how to list all names.
+
+    Examples
+    --------
+    >>> get("H200-pcie5-h2d-nvbandwidth").tool
+    'nvbandwidth'
+    >>> get("h100-nvlink4-p2p-uni").value == 380e9
+    True
+    """
+    hint = "list all names with interconnect.catalog.measurements.names()"
+    if not isinstance(name, str):
+        raise ValueError(f"name={name!r} is not a string; expected a measurement name such as "
+                         f"'a100-nvlink3-allreduce-busbw'; {hint}")
+    key = name.strip().lower()
+    if key in MEASUREMENTS:
+        return MEASUREMENTS[key]
+    close = difflib.get_close_matches(key, list(MEASUREMENTS), n=5, cutoff=0.6)
+    maybe = f"close matches: {', '.join(close)}; " if close else ""
+    raise ValueError(f"name={name!r} is not a known measurement; {maybe}{hint}")
