@@ -52,6 +52,14 @@ def training_memory(n_params, dp=1, zero_stage=0, optimizer_bytes_per_param=12.0
     ----------
     Rajbhandari et al. (2020), sec. 5.1-5.3 and Table 1: baseline (2 + 2 + K) Psi;
     P_os 4 Psi + K Psi / N_d; P_os+g 2 Psi + 14 Psi / N_d; P_os+g+p 16 Psi / N_d.
+
+    Examples
+    --------
+    ZeRO's Table 1 (Rajbhandari et al. 2020): a 7.5B model on 64 data-parallel GPUs needs
+    120, 31.4, 16.6 and 1.88 GB per GPU for stages 0 to 3:
+
+    >>> [round(training_memory(7.5e9, dp=64, zero_stage=z)["total"] / 1e9, 2) for z in range(4)]
+    [120.0, 31.41, 16.64, 1.88]
     """
     psi = as_positive("n_params", n_params)
     dp = as_count("dp", dp, minimum=1)
@@ -155,6 +163,16 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     ----------
     V. Korthikanti et al., "Reducing Activation Recomputation in Large Transformer
     Models", MLSys 2023 (arXiv:2205.05198), Table 2 and eqs. (1)-(6).
+
+    Examples
+    --------
+    One layer of GPT-3 175B, one 2,048-token sequence (Korthikanti et al. 2022, Table 2), in
+    MiB: no parallelism, 8-way TP with sequence parallelism and selective recomputation, and
+    full recomputation:
+
+    >>> [activation_memory(2048, 1, 12288, 96, **kw) / 2**20 for kw in
+    ...  ({}, dict(tp=8, sequence_parallel=True, recompute="selective"), dict(recompute="full"))]
+    [2736.0, 102.0, 48.0]
     """
     s = as_count("seq_len", seq_len)
     b = as_count("microbatch", microbatch)

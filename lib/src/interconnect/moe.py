@@ -103,6 +103,13 @@ def expert_popularity(n_experts, skew=0.0, seed=0):
     The order is the same for every ``skew`` at a given ``seed``, so a larger ``skew``
     moves probability from the less popular experts to the more popular ones and the
     largest probability never decreases.
+
+    Examples
+    --------
+    >>> expert_popularity(4).tolist()                          # skew 0: uniform
+    [0.25, 0.25, 0.25, 0.25]
+    >>> round(float(expert_popularity(64, skew=1.0).max()), 3)  # the favourite of 64 experts at skew 1
+    0.211
     """
     e = _check_count("n_experts", n_experts)
     s = _check_skew(skew)
@@ -194,6 +201,12 @@ def dispatch_counts(n_tokens, n_experts, ep, top_k=1, skew=0.0, seed=0):
     ndarray of int, shape (ep, n_experts)
         Row ``i``: the token assignments of rank ``i``'s tokens; the total is
         ``n_tokens * top_k`` and each row sums to ``n_tokens / ep * top_k``.
+
+    Examples
+    --------
+    >>> c = dispatch_counts(1024, 8, ep=4, top_k=2)
+    >>> c.shape, c.sum(axis=1).tolist()         # each rank routes 256 tokens x 2 experts
+    ((4, 8), [512, 512, 512, 512])
     """
     n = _check_count("n_tokens", n_tokens, 0)
     e = _check_count("n_experts", n_experts)
@@ -231,6 +244,13 @@ def capacity(n_tokens, n_experts, top_k=1, capacity_factor=1.0):
     -------
     int
         Tokens per expert.
+
+    Examples
+    --------
+    The Switch Transformer's capacity factor 1.25: 1,024 tokens over 8 experts, 25 % slack:
+
+    >>> capacity(1024, 8, capacity_factor=1.25)
+    160
     """
     n = _check_count("n_tokens", n_tokens, 0)
     e = _check_count("n_experts", n_experts)
@@ -270,6 +290,11 @@ def dropped_tokens(tokens_per_expert, capacity):
         ``sum(max(0, load_e - capacity))``; 0 when ``capacity >= max(load)``. In the Switch
         Transformer a dropped token skips the expert and goes on through the residual
         connection (Fedus et al. 2022, sec. 2.2).
+
+    Examples
+    --------
+    >>> dropped_tokens([150, 100, 50, 100], capacity=100)     # the first expert overflows by 50
+    50
     """
     t = _as_counts("tokens_per_expert", tokens_per_expert)
     c = _check_count("capacity", capacity, 0)
@@ -290,6 +315,11 @@ def imbalance(tokens_per_expert):
         ``max(load) / mean(load)``, between 1 and ``len(load)``. The slowest (most loaded)
         expert or rank sets the time of the layer, so this is the slowdown against a perfect
         router.
+
+    Examples
+    --------
+    >>> imbalance([150, 100, 50, 100])       # the busiest expert has 1.5x the mean load
+    1.5
     """
     t = _as_counts("tokens_per_expert", tokens_per_expert)
     if t.sum() == 0:
@@ -319,6 +349,11 @@ def rank_loads(tokens_per_expert, ep):
     Returns
     -------
     ndarray of int, shape (ep,)
+
+    Examples
+    --------
+    >>> rank_loads([150, 100, 50, 100], ep=2).tolist()     # experts 0-1 on rank 0, 2-3 on rank 1
+    [250, 150]
     """
     t = _as_counts("tokens_per_expert", tokens_per_expert, (1, 2))
     if t.ndim == 2:
@@ -360,6 +395,15 @@ def alltoall_matrix(tokens_per_expert, ep, hidden, bytes_per_element=2):
     The sum of a row is the per-rank ``nbytes`` of an AllToAll in the nccl-tests
     convention (:func:`interconnect.collectives.collective_time`), which includes the piece
     a rank keeps.
+
+    Examples
+    --------
+    Global loads of 4 experts on 2 ranks, each rank holding half of every expert's tokens;
+    in units of one token's 1,024 BF16 values (2,048 bytes):
+
+    >>> m = alltoall_matrix([150, 100, 50, 100], ep=2, hidden=1024)
+    >>> (m / 2048).tolist()
+    [[125.0, 75.0], [125.0, 75.0]]
     """
     t = _as_counts("tokens_per_expert", tokens_per_expert, (1, 2))
     e = t.shape[-1]
@@ -397,6 +441,15 @@ def alltoall_flows(matrix, gpus, tag="dispatch"):
     list of Flow
         One flow per ordered pair ``i != j`` with bytes > 0, all starting at 0 (every
         rank posts all its sends at once, as NCCL's grouped send/recv AllToAll does).
+
+    Examples
+    --------
+    Only the off-diagonal bytes cross a link:
+
+    >>> from interconnect import topology
+    >>> flows = alltoall_flows([[0, 4e6], [2e6, 0]], topology.gpus(topology.nvswitch(2)))
+    >>> [(f.src, f.dst, f.nbytes) for f in flows]
+    [('gpu0', 'gpu1', 4000000.0), ('gpu1', 'gpu0', 2000000.0)]
     """
     from .netsim import Flow
 
@@ -498,6 +551,15 @@ def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidt
         ``compute``, ``dispatch``, ``combine`` (s), ``alltoall_bytes`` (bytes per rank per
         AllToAll, before the imbalance factor) and ``comm_share`` = AllToAll time / total.
         The backward pass repeats both AllToAlls (on the gradients) and doubles the FLOPs.
+
+    Examples
+    --------
+    4,096 tokens per rank, top-2 of experts with h = 4,096 and f = 16,384, 8 A100s at half of
+    peak, 25 GB/s per GPU: the two AllToAlls take a quarter of the layer:
+
+    >>> t = moe_layer_time(4096, 4096, 16384, 8, 2, 312e12, 25e9, gemm_efficiency=0.5)
+    >>> round(t["compute"] * 1e3, 1), round(t["dispatch"] * 1e3, 2), round(t["comm_share"], 2)   # ms, ms, share
+    (14.1, 2.35, 0.25)
     """
     from .collectives import collective_time
 

@@ -65,6 +65,12 @@ class Task:
         Forward or backward pass.
     start, end : float
         Times, in the unit of ``t_forward``.
+
+    Examples
+    --------
+    >>> t = schedule("1f1b", 4, 8)[0]
+    >>> t.stage, t.microbatch, t.kind, t.start, t.end
+    (0, 0, 'F', 0.0, 1.0)
     """
 
     stage: int
@@ -76,7 +82,13 @@ class Task:
 
     @property
     def duration(self):
-        """``end - start``."""
+        """``end - start``.
+
+        Examples
+        --------
+        >>> schedule("1f1b", 4, 8)[-1].duration     # a backward pass: twice the forward by default
+        2.0
+        """
         return self.end - self.start
 
 
@@ -113,6 +125,14 @@ def stage_order(kind, stages, microbatches, chunks=1):
     -------
     list of list of tuple
         ``order[s]`` is stage ``s``'s tasks as ``(kind, microbatch, chunk)``.
+
+    Examples
+    --------
+    1F1B on 2 stages with 3 microbatches: stage 0 warms up with one extra forward pass, then
+    alternates:
+
+    >>> stage_order("1f1b", 2, 3)[0]
+    [('F', 0, 0), ('F', 1, 0), ('B', 0, 0), ('F', 2, 0), ('B', 1, 0), ('B', 2, 0)]
     """
     _check_kind(kind)
     p = int(as_count("stages", stages))
@@ -188,6 +208,12 @@ def schedule(kind, stages, microbatches, chunks=1, t_forward=1.0, t_backward=2.0
     References
     ----------
     Huang et al. (2019); Narayanan et al. (2021), sec. 2.2.
+
+    Examples
+    --------
+    >>> tasks = schedule("1f1b", 4, 8)           # p = 4 stages, m = 8 microbatches
+    >>> len(tasks), makespan(tasks)             # 2 p m tasks; (m + p - 1) (t_f + t_b)
+    (64, 33.0)
     """
     order = stage_order(kind, stages, microbatches, chunks)
     tf = float(as_positive("t_forward", t_forward, "(time)"))
@@ -257,6 +283,11 @@ def makespan(tasks):
     -------
     float
         Same unit as the tasks' times.
+
+    Examples
+    --------
+    >>> makespan(schedule("gpipe", 4, 8)), makespan(schedule("interleaved", 4, 8, chunks=2))
+    (33.0, 28.5)
     """
     tasks = _check_tasks(tasks)
     return max(t.end for t in tasks) - min(t.start for t in tasks)
@@ -303,6 +334,11 @@ def busy_time(tasks):
 
     For the schedules of :func:`schedule` every stage is equally busy,
     ``m (t_forward + t_backward)``.
+
+    Examples
+    --------
+    >>> busy_time(schedule("1f1b", 4, 8))        # m (t_f + t_b) = 8 x 3
+    24.0
     """
     tasks = _check_tasks(tasks)
     per = {}
@@ -327,6 +363,16 @@ def bubble_fraction_measured(tasks):
     -------
     float
         >= 0.
+
+    Examples
+    --------
+    The measured bubble meets the closed form ``(p - 1) / (v m)`` of Narayanan et al. (2021):
+    ``3/8`` for 1F1B, half that with two interleaved chunks:
+
+    >>> bubble_fraction_measured(schedule("1f1b", 4, 8))
+    0.375
+    >>> bubble_fraction_measured(schedule("interleaved", 4, 8, chunks=2))
+    0.1875
     """
     ideal = busy_time(tasks)
     return (makespan(tasks) - ideal) / ideal
@@ -351,6 +397,13 @@ def in_flight(tasks, stage=None):
     float
         ``m`` for GPipe, ``min(p, m)`` for 1F1B (Narayanan et al. 2021, sec. 2.2.1),
         ``p + (p - 1)/v`` for interleaved 1F1B with ``m > p``.
+
+    Examples
+    --------
+    GPipe holds all ``m = 8`` microbatches, 1F1B ``p = 4``, interleaved 1F1B ``p + (p - 1)/v``:
+
+    >>> [in_flight(schedule(k, 4, 8, chunks=v)) for k, v in (("gpipe", 1), ("1f1b", 1), ("interleaved", 2))]
+    [8.0, 4.0, 5.5]
     """
     tasks = _check_tasks(tasks)
     v = max(t.chunk for t in tasks) + 1

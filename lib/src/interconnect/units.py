@@ -77,6 +77,11 @@ def bidirectional(per_direction_bandwidth):
     -------
     float or ndarray
         Bytes/s counted in both directions, i.e. twice the input.
+
+    Examples
+    --------
+    >>> bidirectional(450e9) / 1e9     # H100 NVLink: 450 GB/s per direction is the quoted 900 GB/s
+    900.0
     """
     return 2.0 * as_nonnegative("per_direction_bandwidth", per_direction_bandwidth, "bytes/s")
 
@@ -93,17 +98,34 @@ def per_direction(bidirectional_bandwidth):
     -------
     float or ndarray
         Bytes/s in one direction: half the input.
+
+    Examples
+    --------
+    >>> per_direction(900e9) / 1e9     # the quoted 900 GB/s of H100 NVLink, per direction
+    450.0
     """
     return 0.5 * as_nonnegative("bidirectional_bandwidth", bidirectional_bandwidth, "bytes/s")
 
 
 def bits_to_bytes(bits):
-    """Bits to bytes (divide by 8)."""
+    """Bits to bytes (divide by 8).
+
+    Examples
+    --------
+    >>> bits_to_bytes(400e9) / 1e9     # a 400 Gb/s NDR port in GB/s
+    50.0
+    """
     return as_nonnegative("bits", bits) / 8.0
 
 
 def bytes_to_bits(nbytes):
-    """Bytes to bits (multiply by 8)."""
+    """Bytes to bits (multiply by 8).
+
+    Examples
+    --------
+    >>> bytes_to_bits(50e9) / 1e9      # 50 GB/s in Gb/s
+    400.0
+    """
     return as_nonnegative("nbytes", nbytes) * 8.0
 
 
@@ -125,7 +147,13 @@ def _num(x, digits):
 
 
 def fmt_si(value, unit, digits=3):
-    """``value`` with a decimal SI prefix, e.g. ``fmt_si(4.5e11, 'B/s') == '450 GB/s'``."""
+    """``value`` with a decimal SI prefix, e.g. ``fmt_si(4.5e11, 'B/s') == '450 GB/s'``.
+
+    Examples
+    --------
+    >>> fmt_si(4.5e11, "B/s"), fmt_si(32e9, "T/s")      # NVLink 4 per GPU; a PCIe 5.0 lane
+    ('450 GB/s', '32 GT/s')
+    """
     value = float(value)
     for scale, prefix in _DEC:
         if abs(value) >= scale:
@@ -136,10 +164,14 @@ def fmt_si(value, unit, digits=3):
 def fmt_bytes(nbytes, binary=True, digits=3):
     """A size in bytes for display: binary prefixes (GiB) by default, decimal (GB) if asked.
 
+    Examples
+    --------
     >>> fmt_bytes(2**30)
     '1 GiB'
     >>> fmt_bytes(1e9, binary=False)
     '1 GB'
+    >>> fmt_bytes(80e9)                 # an "80 GB" H100 in binary units
+    '74.5 GiB'
     """
     nbytes = float(as_nonnegative("nbytes", nbytes, "bytes"))
     table = _BIN if binary else _DEC
@@ -159,6 +191,8 @@ def fmt_bandwidth(bandwidth, direction="per direction", digits=3):
     direction : {"per direction", "bidirectional"}
         Which convention ``bandwidth`` is in; it is written after the number.
 
+    Examples
+    --------
     >>> fmt_bandwidth(450e9)
     '450 GB/s per direction'
     """
@@ -170,6 +204,8 @@ def fmt_bandwidth(bandwidth, direction="per direction", digits=3):
 def fmt_time(seconds, digits=3):
     """A duration in seconds as ns / µs / ms / s / min / h, whichever reads best.
 
+    Examples
+    --------
     >>> fmt_time(2.5e-6)
     '2.5 µs'
     """
@@ -186,5 +222,11 @@ def fmt_time(seconds, digits=3):
 
 
 def fmt_flops(flops_per_s, digits=3):
-    """A compute rate in FLOP/s for display, e.g. ``'989 TFLOP/s'``."""
+    """A compute rate in FLOP/s for display, e.g. ``'989 TFLOP/s'``.
+
+    Examples
+    --------
+    >>> fmt_flops(989.4e12)            # H100 SXM dense BF16 peak
+    '989 TFLOP/s'
+    """
     return fmt_si(as_positive("flops_per_s", flops_per_s, "FLOP/s"), "FLOP/s", digits)

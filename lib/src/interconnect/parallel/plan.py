@@ -34,7 +34,16 @@ class Plan:
 
     @property
     def best(self):
-        """The fastest feasible (Layout, StepTime, memory), or None."""
+        """The fastest feasible (Layout, StepTime, memory), or None.
+
+        Examples
+        --------
+        >>> from interconnect import catalog
+        >>> from interconnect.parallel import Cluster
+        >>> lay, st, mem = plan(catalog.models.get("gpt3-6.7b"), Cluster.dgx_a100(), 8, 80e9).best
+        >>> lay.label(), round(mem / 1e9, 1)      # fastest layout; GB per GPU
+        ('dp=8 tp=1 pp=1 b=1 zero=1', 45.8)
+        """
         return self.ranked[0] if self.ranked else None
 
 
@@ -49,6 +58,14 @@ def stage_params(model, layout):
     References
     ----------
     Narayanan et al. (2021), eq. (2), split by stage and tensor rank.
+
+    Examples
+    --------
+    GPT-3 175B over 8 pipeline stages and 8 tensor ranks: 2.8B parameters per GPU:
+
+    >>> from interconnect import catalog
+    >>> round(stage_params(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8)) / 1e9, 2)
+    2.8
     """
     h, L = model.hidden, model.layers
     return ((12.0 * h * h + 13.0 * h) * L / layout.pp + (model.vocab + model.seq_len) * h) / layout.tp
@@ -62,6 +79,12 @@ def layout_memory(model, layout):
     (:func:`interconnect.memory.training_memory`), plus the activations the first stage
     keeps in flight under 1F1B, ``min(pp, m)`` microbatches of ``l / pp`` layers
     (:func:`interconnect.memory.activation_memory`; Korthikanti et al. 2022, eq. 5).
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> round(layout_memory(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8)) / 1e9, 1)   # GB per GPU
+    55.1
     """
     m = _check_fit(model, layout)
     h, L = model.hidden, model.layers
@@ -104,6 +127,16 @@ def plan(model, cluster, n_gpus, memory_limit, recompute="selective", sequence_p
     Returns
     -------
     Plan
+
+    Examples
+    --------
+    GPT-3 6.7B on one DGX A100 (80 GB per GPU): plain data parallelism with ZeRO-1 wins:
+
+    >>> from interconnect import catalog
+    >>> from interconnect.parallel import Cluster
+    >>> p = plan(catalog.models.get("gpt3-6.7b"), Cluster.dgx_a100(), 8, 80e9)
+    >>> p.best[0].label(), len(p.ranked), len(p.rejected)
+    ('dp=8 tp=1 pp=1 b=1 zero=1', 36, 4)
     """
     n = _scalar_count("n_gpus", n_gpus)
     limit = float(as_positive("memory_limit", memory_limit, "bytes"))
@@ -179,6 +212,16 @@ def layout_memory_breakdown(model, layout):
     ----------
     Rajbhandari et al. (2020), Table 1 (the model states); Korthikanti et al. (2022),
     eq. 5 (the activations, through :func:`interconnect.memory.activation_memory`).
+
+    Examples
+    --------
+    GPT-3 175B on ``dp=16 tp=8 pp=8``: the 2.8B parameters of a GPU take 16 bytes each
+    (2 + 2 + 12, ZeRO Table 1 without partitioning), activations 10 GB:
+
+    >>> from interconnect import catalog
+    >>> b = layout_memory_breakdown(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8))
+    >>> {k: round(v / 1e9, 1) for k, v in b.items()}
+    {'params': 5.6, 'grads': 5.6, 'optimizer': 33.6, 'activations': 10.3, 'total': 55.1, 'stage_params': 2.8}
     """
     params = stage_params(model, layout)
     states = _memory.training_memory(params, layout.dp, layout.zero_stage)

@@ -38,6 +38,13 @@ def attainable_flops(peak_flops, memory_intensity=None, memory_bandwidth=None,
     ----------
     Williams, Waterman, Patterson (2009), "Roofline: an insightful visual performance
     model for multicore architectures", CACM 52(4).
+
+    Examples
+    --------
+    >>> attainable_flops(312e12, memory_intensity=100, memory_bandwidth=2039e9) / 1e12   # TFLOP/s, memory-bound
+    203.9
+    >>> attainable_flops(989e12, comm_intensity=1000, comm_bandwidth=50e9) / 1e12       # TFLOP/s, link-bound
+    50.0
     """
     out = as_positive("peak_flops", peak_flops, "FLOP/s")
     for iname, bname, i, b in (("memory_intensity", "memory_bandwidth", memory_intensity, memory_bandwidth),
@@ -61,6 +68,14 @@ def ridge_intensity(peak_flops, bandwidth):
         FLOP/s, > 0.
     bandwidth : float or array
         Bytes/s, > 0 (per direction for a link).
+
+    Examples
+    --------
+    An A100 (312 TFLOP/s) needs 153 FLOPs per byte of HBM (2,039 GB/s) to be compute-bound,
+    and 12,480 per byte sent over a 25 GB/s HDR NIC:
+
+    >>> round(ridge_intensity(312e12, 2039e9)), round(ridge_intensity(312e12, 25e9))
+    (153, 12480)
     """
     out = as_positive("peak_flops", peak_flops, "FLOP/s") / as_positive("bandwidth", bandwidth, "bytes/s")
     return float(out) if np.ndim(out) == 0 else out
@@ -86,6 +101,15 @@ def tp_comm_intensity(hidden, tp):
     References
     ----------
     Shoeybi et al. (2019), Megatron-LM, Section 3 (two AllReduces per layer, forward).
+
+    Examples
+    --------
+    GPT-3 175B (h = 12,288) with 8-way tensor parallelism, ``3h/(t-1)``: above the
+    NVLink 3 ridge (312 TFLOP/s / 300 GB/s = 1,040), below the HDR NIC's (12,480), so TP
+    stays inside the node:
+
+    >>> round(tp_comm_intensity(12288, 8))    # FLOPs per byte sent
+    5266
     """
     h = as_count("hidden", hidden)
     t = as_count("tp", tp, minimum=2)
@@ -107,6 +131,11 @@ def dp_comm_intensity(tokens_per_gpu, p, grad_bytes=2.0):
         Data-parallel ranks, >= 2.
     grad_bytes : float
         Bytes per gradient value, > 0 (2 for BF16, 4 for FP32).
+
+    Examples
+    --------
+    >>> round(dp_comm_intensity(8192, 64))    # FLOPs per byte sent, 8,192 tokens per GPU, BF16 gradients
+    12483
     """
     tok = as_positive("tokens_per_gpu", tokens_per_gpu, "tokens")
     pp = np.asarray(as_count("p", p, minimum=2), dtype=float)

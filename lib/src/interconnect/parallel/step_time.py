@@ -53,6 +53,13 @@ def tp_comm_time(model, layout, cluster):
     same under the ring model. Full recomputation repeats the forward pass and its 2
     AllReduces (6 per layer). Each GPU runs ``l / pp`` layers for ``m`` microbatches. The
     group is ``tp`` adjacent ranks (``_group_link``).
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
+    >>> round(tp_comm_time(gpt, Layout(dp=16, tp=8, pp=8), dgx), 2)   # s per step, on NVLink
+    2.42
     """
     traffic = tp_traffic(model, layout)
     if not traffic:
@@ -69,6 +76,13 @@ def pp_comm_time(model, layout, cluster):
     Across nodes with the scatter/gather optimisation each TP rank sends ``2 s b h / t`` over
     its own NIC and an NVLink AllGather rebuilds the tensor (sec. 4.1); within a node the
     transfer is on NVLink. A transfer costs one latency plus its bytes over the link.
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
+    >>> round(pp_comm_time(gpt, Layout(dp=16, tp=8, pp=8), dgx), 3)   # s per step, across nodes
+    0.136
     """
     traffic = pp_traffic(model, layout, cluster.gpus_per_node)
     if not traffic:
@@ -101,6 +115,13 @@ def dp_comm_time(model, layout, cluster):
     * ZeRO 3: also an AllGather of the parameters before use: ``3 G (dp-1)/dp``, 1.5x
       (sec. 7.2.2). Counted once per step as in the paper; with gradient accumulation a
       real ZeRO-3 regathers per microbatch, so this is a lower bound.
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
+    >>> round(dp_comm_time(gpt, Layout(dp=16, tp=8, pp=8), dgx), 3)   # s per step, over the HDR NICs
+    0.724
     """
     traffic = dp_traffic(model, layout)
     if not traffic:
@@ -149,6 +170,16 @@ def ep_comm_time(model, layout, cluster):
     sequence parallelism) a GPU holds (Lepikhin et al. 2021, GShard; Fedus et al. 2022, Switch
     Transformer), for ``moe_layers / pp`` layers and ``m`` microbatches, over the ``ep`` ranks
     (``tp`` apart).
+
+    Examples
+    --------
+    The book's MoE example (GPT-3 6.7B with every other MLP a mixture of experts) with 8-way
+    expert parallelism on one DGX A100:
+
+    >>> from interconnect import catalog
+    >>> moe = catalog.models.get("gpt3-6.7b-moe")
+    >>> round(ep_comm_time(moe, Layout(dp=8, tp=1, pp=1, ep=8), Cluster.dgx_a100()), 3)   # s per step
+    0.74
     """
     traffic = ep_traffic(model, layout)
     if not traffic:
@@ -168,6 +199,13 @@ def elementwise_time(model, layout, cluster):
     reads it and writes and reads its gradient (4x). A recomputed forward adds 2x again:
     of everything (full) or of the attention-score part ``5 a s^2 b / t`` (selective).
     No coefficient is fitted; the per-element counts above are the whole model.
+
+    Examples
+    --------
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
+    >>> round(elementwise_time(gpt, Layout(dp=16, tp=8, pp=8), dgx), 2)   # s per step, HBM-bound
+    1.5
     """
     if cluster.memory_bandwidth is None:
         return 0.0
@@ -245,11 +283,27 @@ class StepTime:
         return self.compute / self.total
 
     def shares(self):
-        """Each part of :attr:`PARTS` as a fraction of :attr:`total`."""
+        """Each part of :attr:`PARTS` as a fraction of :attr:`total`.
+
+        Examples
+        --------
+        >>> from interconnect import catalog
+        >>> st = step_time(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8), Cluster.dgx_a100())
+        >>> round(sum(st.shares().values()), 6), round(st.shares()["tp_comm"], 3)
+        (1.0, 0.113)
+        """
         return {k: getattr(self, k) / self.total for k in self.PARTS}
 
     def dominant_overhead(self):
-        """The largest non-compute part, by name."""
+        """The largest non-compute part, by name.
+
+        Examples
+        --------
+        >>> from interconnect import catalog
+        >>> st = step_time(catalog.models.get("gpt3-175b"), Layout(dp=16, tp=8, pp=8), Cluster.dgx_a100())
+        >>> st.dominant_overhead()
+        'tp_comm'
+        """
         return max(self.PARTS[1:], key=lambda k: getattr(self, k))
 
 
@@ -282,6 +336,17 @@ def step_time(model, layout, cluster):
     ----------
     Narayanan et al. (2021), sec. 2-4 and eqs. (1), (3); Korthikanti et al. (2022), sec. 4-5;
     Shoeybi et al. (2019); Rajbhandari et al. (2020), sec. 7.
+
+    Examples
+    --------
+    The 145.6B row of Narayanan et al. (2021), Table 1, on 1,536 A100s (t = 8, p = 8, batch
+    2,304, full recomputation): the paper measured 148 TFLOP/s per GPU, the model predicts
+    153 (3 % high):
+
+    >>> m = ModelConfig(80, 12288, 96, 2048, 51200, global_batch=2304)
+    >>> lay = Layout(dp=24, tp=8, pp=8, sequence_parallel=False, recompute="full")
+    >>> round(step_time(m, lay, Cluster.dgx_a100()).tflops_per_gpu)
+    153
     """
     if not isinstance(model, ModelConfig):
         raise ValueError(f"model={model!r} is not a ModelConfig")

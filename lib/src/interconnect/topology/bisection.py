@@ -150,6 +150,16 @@ def bisection_bandwidth(g, nodes=None, method="auto", return_partition=False):
     Dally and Towles (2004), sec. 3.3 (bisection); B. W. Kernighan, S. Lin, "An
     efficient heuristic procedure for partitioning graphs", Bell Syst. Tech. J. 49,
     1970; Al-Fares et al. (2008) (fat tree full bisection).
+
+    Examples
+    --------
+    A ring is cut in 2 links, a 4 x 4 torus in ``2 k^(n-1) = 8`` (Dally and Towles 2004):
+
+    >>> from interconnect.topology import ring, torus
+    >>> bisection_bandwidth(ring(8)) / 25e9, bisection_bandwidth(torus((4, 4))) / 25e9   # in NVLink 2 links
+    (2.0, 8.0)
+    >>> bisection_bandwidth(ring(4), return_partition=True)[1]
+    (['gpu0', 'gpu1'], ['gpu2', 'gpu3'])
     """
     ends = list(endpoints(g) if nodes is None else nodes)
     for n in ends:

@@ -126,6 +126,13 @@ def ring(n, link="nvlink2-link", bandwidth=None, latency=None):
     ----------
     P. Patarasuk, X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
     workstations", JPDC 69(2), 2009 (the logical ring of ring all-reduce).
+
+    Examples
+    --------
+    >>> from interconnect.topology import path_bandwidth
+    >>> g = ring(8)
+    >>> g.number_of_nodes(), g.number_of_edges(), path_bandwidth(g, "gpu0", "gpu1") / 1e9   # GB/s
+    (8, 8, 25.0)
     """
     n = as_count("n", n, 2)
     name, bw, lat = _resolve(link, bandwidth, latency)
@@ -187,6 +194,16 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     PCI-SIG, *PCI Express Base Specification* (root complex, switches);
     Intel QPI/UPI per-link bandwidth: 2 bytes per transfer per direction (see
     :data:`UPI_BANDWIDTH`); NVIDIA ``nvidia-smi topo -m`` legend (PIX/PXB/PHB/SYS).
+
+    Examples
+    --------
+    The classic 8-GPU PCIe server: GPUs 0 and 4 hang under different sockets, so their
+    route climbs to ``cpu0`` and crosses the socket link:
+
+    >>> from interconnect.topology import gpus, path
+    >>> g = pcie_tree(4, 1, 2)
+    >>> len(gpus(g)), path(g, "gpu0", "gpu4")
+    (8, ['gpu0', 'sw0', 'cpu0', 'cpu1', 'sw1', 'gpu4'])
     """
     gps = as_count("gpus_per_switch", gpus_per_switch, 1)
     sps = as_count("switches_per_socket", switches_per_socket, 0)
@@ -293,6 +310,16 @@ def dgx1_hybrid_cube_mesh(with_pcie=False, link="nvlink2-link"):
     (NV1/NV2 pairs; GPU0/1 and GPU2/3 share PCIe switches with mlx5_0/mlx5_1, all on
     CPU affinity 0-19); Alibaba Cloud ACK topology-aware GPU scheduling docs (GPU0-GPU3,
     GPU0-GPU4 2 NVLinks; GPU0-GPU1/2 one; GPU0-GPU6 PCIe only).
+
+    Examples
+    --------
+    16 NVLinked pairs holding 24 links (6 per GPU), and 12 pairs with none:
+
+    >>> g = dgx1_hybrid_cube_mesh()
+    >>> g.number_of_edges(), sum(c for _, _, c in g.edges(data="count"))
+    (16, 24)
+    >>> g.edges["gpu0", "gpu3"]["count"], g.has_edge("gpu0", "gpu6")     # NV2, and no NVLink
+    (2, False)
     """
     if not isinstance(with_pcie, (bool, np.bool_)):
         raise ValueError(f"with_pcie={with_pcie!r} is not a bool")
@@ -392,6 +419,20 @@ def nvswitch(n=8, link="nvlink4", switches=None, links_per_gpu=None, physical=Fa
     User Guide and H100 architecture white paper (4 third-generation NVSwitch chips,
     18 NVLinks per GPU, 900 GB/s bidirectional); ``nvidia-smi topo -m`` on DGX H100
     shows NV18 for every pair.
+
+    Examples
+    --------
+    DGX H100: any pair of GPUs gets a GPU's full 450 GB/s per direction (900 GB/s
+    bidirectional) through the one logical crossbar; with ``physical=True`` a single path
+    only uses one chip's share of the 18 links:
+
+    >>> from interconnect.topology import path, path_bandwidth
+    >>> g = nvswitch()
+    >>> path(g, "gpu0", "gpu5"), path_bandwidth(g, "gpu0", "gpu5") / 1e9, g.graph["switches"]
+    (['gpu0', 'nvsw0', 'gpu5'], 450.0, 4)
+    >>> h = nvswitch(physical=True)
+    >>> [h.edges["gpu0", f"nvsw{s}"]["count"] for s in range(4)], path_bandwidth(h, "gpu0", "gpu5") / 1e9
+    ([5, 4, 4, 5], 125.0)
     """
     n = as_count("n", n, 2)
     rec = get_link(link)
@@ -467,6 +508,12 @@ def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None):
     W. J. Dally, B. Towles, *Principles and Practices of Interconnection Networks*
     (2004), ch. 5 (tori: bisection 2 k^(n-1) channels for even k, diameter
     sum floor(k_i / 2)).
+
+    Examples
+    --------
+    >>> g = torus((4, 4))
+    >>> g.number_of_nodes(), g.number_of_edges(), g.nodes["gpu5"]["coords"]   # 4 links per GPU
+    (16, 32, (1, 1))
     """
     if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
         dims = (dims,)

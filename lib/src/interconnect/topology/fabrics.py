@@ -55,6 +55,16 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
     ----------
     M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data Center Network
     Architecture", SIGCOMM 2008, sec. 3.2-3.3.
+
+    Examples
+    --------
+    ``k = 4``: ``k^3/4 = 16`` hosts, ``5k^2/4 = 20`` switches, and full bisection,
+    ``(k^3/8) b = 8 x 50 GB/s`` (Al-Fares et al. 2008):
+
+    >>> from interconnect.topology import bisection_bandwidth, endpoints
+    >>> g = fat_tree(4)
+    >>> len(endpoints(g)), g.number_of_nodes() - 16, bisection_bandwidth(g) / 1e9   # GB/s
+    (16, 20, 400.0)
     """
     k = as_count("k", k, 2)
     if k % 2:
@@ -156,6 +166,18 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
     reference architecture, "Network Logical Architecture"; Juniper AI data-centre
     JVD, "Rail Optimized Fabric" ("rail N connects GPUs in position N in all the
     servers across leaf switch N").
+
+    Examples
+    --------
+    Rail-optimised: GPU 0 of node 0 reaches GPU 0 of node 1 through one leaf, at the NIC's
+    50 GB/s (400 Gb/s NDR):
+
+    >>> from interconnect.topology import gpus, path, path_bandwidth
+    >>> g = cluster(2)
+    >>> len(gpus(g)), path(g, "n0.gpu0", "n1.gpu0")
+    (16, ['n0.gpu0', 'n0.nic0', 'leaf0', 'n1.nic0', 'n1.gpu0'])
+    >>> path_bandwidth(g, "n0.gpu0", "n1.gpu0") / 1e9, path_bandwidth(g, "n0.gpu0", "n0.gpu1") / 1e9   # GB/s
+    (50.0, 450.0)
     """
     nn = as_count("nodes", nodes, 1)
     gpn = as_count("gpus_per_node", gpus_per_node, 1)

@@ -63,6 +63,12 @@ def gpus(g):
     -------
     list
         Node names of kind ``"gpu"``.
+
+    Examples
+    --------
+    >>> from interconnect.topology import gpus, pcie_tree
+    >>> gpus(pcie_tree(2, 1, 2))                  # the GPUs only, not the switches and CPUs
+    ['gpu0', 'gpu1', 'gpu2', 'gpu3']
     """
     return sorted((n for n, d in g.nodes(data=True) if d.get("kind") == "gpu"),
                   key=lambda n: _sort_key(g, n))
@@ -75,6 +81,12 @@ def endpoints(g):
     -------
     list
         GPU nodes (:func:`gpus`) or ``"host"`` nodes in index order.
+
+    Examples
+    --------
+    >>> from interconnect.topology import endpoints, fat_tree
+    >>> endpoints(fat_tree(2))                    # a fat tree has hosts, no GPUs
+    ['h0', 'h1']
     """
     out = gpus(g)
     if out:
@@ -110,6 +122,11 @@ def routing_weight(value):
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> routing_weight(0.6e-6)                    # one NVLink hop, 0.6 us, in femtoseconds
+    600000000
     """
     return round(float(value) * _FS)
 
@@ -140,6 +157,16 @@ class ShortestPaths:
         ``dist[v] = (weight sum, hops)`` for the nodes reached (not all settled).
     preds : dict
         ``preds[v]``: the equal-cost predecessors ``(u, tag)`` of ``v``, in rule order.
+
+    Examples
+    --------
+    Four nodes on a square, all edges of weight 1: two equal-cost paths from 0 to 3.
+
+    >>> adj = [[(1, 1, None), (2, 1, None)], [(0, 1, None), (3, 1, None)],
+    ...        [(0, 1, None), (3, 1, None)], [(1, 1, None), (2, 1, None)]]
+    >>> sp = ShortestPaths(adj, 0)
+    >>> sp.count(3), sp.nth(3, 0)[0], sp.nth(3, 1)[0]
+    (2, [0, 1, 3], [0, 2, 3])
     """
 
     __slots__ = ("_memo", "dist", "preds", "settled", "source")
@@ -290,6 +317,14 @@ def path(g, a, b, weight="latency", transit=None):
     References
     ----------
     E. W. Dijkstra, "A note on two problems in connexion with graphs", Numer. Math. 1, 1959.
+
+    Examples
+    --------
+    >>> from interconnect.topology import dgx1_hybrid_cube_mesh, ring
+    >>> path(ring(8), "gpu0", "gpu3")                       # the short way round
+    ['gpu0', 'gpu1', 'gpu2', 'gpu3']
+    >>> path(dgx1_hybrid_cube_mesh(), "gpu0", "gpu6")       # no direct NVLink: one GPU between
+    ['gpu0', 'gpu2', 'gpu6']
     """
     nodes, sp, ib = _routes(g, a, b, weight, transit)
     return [nodes[k] for k in sp.nth(ib, 0)[0]]
@@ -306,6 +341,12 @@ def all_shortest_paths(g, a, b, weight="latency", transit=None):
     list
         Nodes from ``a`` to ``b``. (A large torus has astronomically many; take what
         you need.)
+
+    Examples
+    --------
+    >>> from interconnect.topology import ring
+    >>> list(all_shortest_paths(ring(4), "gpu0", "gpu2"))   # both ways round the ring
+    [['gpu0', 'gpu1', 'gpu2'], ['gpu0', 'gpu3', 'gpu2']]
     """
     nodes, sp, ib = _routes(g, a, b, weight, transit)
     for i in range(sp.count(ib)):
@@ -344,6 +385,14 @@ def path_bandwidth(g, a, b=None, transit=None):
     References
     ----------
     Bottleneck (minimum) link of a path, e.g. Dally and Towles (2004), sec. 3.3.
+
+    Examples
+    --------
+    >>> from interconnect.topology import nvswitch, pcie_tree
+    >>> path_bandwidth(nvswitch(), "gpu0", "gpu5") / 1e9                 # GB/s: all 18 NVLink 4 links
+    450.0
+    >>> round(path_bandwidth(pcie_tree(4, 1, 2), "gpu0", "gpu4") / 1e9, 2)   # GB/s: one PCIe 3.0 x16
+    15.75
     """
     p = _as_path(g, a, b, transit)
     return float(min(g.edges[u, v]["bandwidth"] for u, v in zip(p, p[1:])))
@@ -369,6 +418,14 @@ def path_latency(g, a, b=None, transit=None):
     ----------
     Latency of a store-and-forward-free (cut-through) path = sum of hop latencies;
     Dally and Towles (2004), sec. 3.3.
+
+    Examples
+    --------
+    >>> from interconnect.topology import pcie_tree, ring
+    >>> round(path_latency(ring(8), "gpu0", "gpu3") * 1e6, 2)              # us: 3 NVLink hops of 0.6
+    1.8
+    >>> round(path_latency(pcie_tree(4, 1, 2), "gpu0", "gpu4") * 1e6, 2)   # us: across both sockets
+    2.1
     """
     p = _as_path(g, a, b, transit)
     return float(sum(g.edges[u, v]["latency"] for u, v in zip(p, p[1:])))
@@ -397,6 +454,16 @@ def widest_path(g, a, b, transit=None):
     ----------
     Maximum-capacity (widest) path problem, M. Pollack, "The maximum capacity through
     a network", Operations Research 8(5), 1960.
+
+    Examples
+    --------
+    On the DGX-1 the shortest route from GPU 0 to GPU 6 has a single NVLink (25 GB/s); a
+    hop longer, every pair on the way has two:
+
+    >>> from interconnect.topology import dgx1_hybrid_cube_mesh
+    >>> p, bw = widest_path(dgx1_hybrid_cube_mesh(), "gpu0", "gpu6")
+    >>> p, bw / 1e9                                         # GB/s per direction
+    (['gpu0', 'gpu4', 'gpu7', 'gpu6'], 50.0)
     """
     path(g, a, b, weight=None, transit=transit)  # validates and checks reachability
     h = _view(g, a, b, transit)
@@ -434,6 +501,12 @@ def diameter(g, nodes=None):
     References
     ----------
     Dally and Towles (2004), sec. 3.3 (diameter) and ch. 5 (tori).
+
+    Examples
+    --------
+    >>> from interconnect.topology import fat_tree, ring, torus
+    >>> diameter(ring(8)), diameter(torus((4, 4))), diameter(fat_tree(4))   # floor(8/2), 2 + 2, 6
+    (4, 4, 6)
     """
     ends = list(endpoints(g) if nodes is None else nodes)
     if len(ends) < 2:
