@@ -26,3 +26,14 @@ def test_show_source_is_a_folded_dropdown_with_highlighted_code():
 def test_show_source_rejects_what_has_no_source():
     with pytest.raises(ValueError, match="obj=<built-in function len>"):
         book.show_source(len)
+
+
+def test_no_docstring_example_shows_a_traceback():
+    # the library reference renders every docstring, and the browser test rejects a page that
+    # shows a traceback (the sign of a failed cell): show errors with try/except and print
+    import pathlib
+
+    lib = pathlib.Path(book.__file__).parent
+    offenders = [str(p.relative_to(lib)) for p in lib.rglob("*.py")
+                 if "Traceback (most recent call last)" in p.read_text(encoding="utf-8")]
+    assert not offenders
