@@ -43,6 +43,9 @@ def _fragments():
         kept, removed = strip_solutions(nb)
         outside.extend("".join(c["source"]) for c in kept["cells"])
         solutions.extend(removed)
+    # the library reference (book/appendix/api.md) renders the library's docstrings in both
+    # editions, so text the library itself holds is not a solution's
+    outside.extend(p.read_text(encoding="utf-8") for p in sorted((ROOT / "lib/src/interconnect").rglob("*.py")))
     outside_text = _norm("\n".join(outside))
     frags = set()
     for sol in solutions:
