@@ -10,6 +10,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from explorer_checks import assert_frames_cover_the_static_grid_and_differ  # noqa: E402
 
 from interconnect import applications as A  # noqa: E402
 from interconnect import operations as O  # noqa: E402
@@ -33,12 +34,7 @@ def explorer(request):
 
 
 def test_frames_cover_the_static_grid_and_differ(explorer):
-    frames = explorer.frames()
-    expected = np.prod([len(p.values) for p in explorer.params if p.name in explorer.static])
-    assert len(frames) == expected
-    uris = [uri for uri, _ in frames.values()]
-    assert len(set(uris)) == len(uris)
-    assert all(alt.strip() for _, alt in frames.values())
+    assert_frames_cover_the_static_grid_and_differ(explorer)
 
 
 def _note(ex, **values):

@@ -7,6 +7,7 @@ instead of getting a silent ``inf`` or ``nan``.
 
 from __future__ import annotations
 
+import difflib
 import numbers
 
 import numpy as np
@@ -103,3 +104,28 @@ def choice(name, value, allowed):
 
 def is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def lookup(name, table, what, example, hint, n=5, cutoff=0.6):
+    """``table[name]`` for a catalog name (case and surrounding spaces ignored).
+
+    The one lookup the catalogs share (links, models, measurements): a name that is not a
+    string, or not in ``table``, raises ValueError naming the value, up to ``n`` close
+    matches and ``hint`` (how to list the names).
+
+    >>> lookup(" A ", {"a": 1}, "letter", "a", "try a")
+    1
+    >>> try:
+    ...     lookup("ab", {"abc": 1}, "letter", "a", "try abc")
+    ... except ValueError as err:
+    ...     print(err)
+    name='ab' is not a known letter; close matches: abc; try abc
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"name={name!r} is not a string; expected a {what} name such as {example!r}; {hint}")
+    key = name.strip().lower()
+    if key in table:
+        return table[key]
+    close = difflib.get_close_matches(key, list(table), n=n, cutoff=cutoff)
+    maybe = f"close matches: {', '.join(close)}; " if close else ""
+    raise ValueError(f"name={name!r} is not a known {what}; {maybe}{hint}")

@@ -58,12 +58,11 @@ S. Bekman, *Machine Learning Engineering*, ``network/README.md`` (stas00/ml-engi
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .._validate import as_count, as_positive, choice
+from .._validate import as_count, as_positive, choice, lookup
 from ..units import GT, Gbps, us
 from .link_specs import (
     ETH_SPECS,
@@ -401,16 +400,8 @@ def get_link(name: str) -> Link:
     >>> get_link("nvlink4").bidirectional_bandwidth / 1e9
     900.0
     """
-    hint = "list all names with [l.name for l in interconnect.links.catalog()]"
-    if not isinstance(name, str):
-        raise ValueError(f"name={name!r} is not a string; expected a link name such as "
-                         f"'pcie4x16'; {hint}")
-    key = name.strip().lower()
-    if key in _BY_NAME:
-        return _BY_NAME[key]
-    close = difflib.get_close_matches(key, list(_BY_NAME), n=5, cutoff=0.6)
-    maybe = f"close matches: {', '.join(close)}; " if close else ""
-    raise ValueError(f"name={name!r} is not a known link; {maybe}{hint}")
+    return lookup(name, _BY_NAME, "link", "pcie4x16",
+                  "list all names with [l.name for l in interconnect.links.catalog()]")
 
 
 

@@ -33,10 +33,9 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
-from .._validate import as_positive, choice
+from .._validate import as_positive, choice, lookup
 from ..units import GB
 
 __all__ = ["Measurement", "MEASUREMENTS", "UNITS", "DIRECTIONS", "get", "names"]
@@ -182,13 +181,5 @@ def get(name: str) -> Measurement:
     >>> get("h100-nvlink4-p2p-uni").value == 380e9
     True
     """
-    hint = "list all names with interconnect.catalog.measurements.names()"
-    if not isinstance(name, str):
-        raise ValueError(f"name={name!r} is not a string; expected a measurement name such as "
-                         f"'a100-nvlink3-allreduce-busbw'; {hint}")
-    key = name.strip().lower()
-    if key in MEASUREMENTS:
-        return MEASUREMENTS[key]
-    close = difflib.get_close_matches(key, list(MEASUREMENTS), n=5, cutoff=0.6)
-    maybe = f"close matches: {', '.join(close)}; " if close else ""
-    raise ValueError(f"name={name!r} is not a known measurement; {maybe}{hint}")
+    return lookup(name, MEASUREMENTS, "measurement", "a100-nvlink3-allreduce-busbw",
+                  "list all names with interconnect.catalog.measurements.names()")

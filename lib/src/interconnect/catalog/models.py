@@ -25,9 +25,9 @@ Touvron et al., "LLaMA: Open and Efficient Foundation Language Models", 2023, Ta
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
+from .._validate import lookup
 from ..parallel import ModelConfig
 
 __all__ = ["Preset", "get", "names", "preset", "presets"]
@@ -111,15 +111,8 @@ def presets():
 
 def preset(name):
     """The :class:`Preset` (model and ``source``) of ``name``; see :func:`get`."""
-    hint = "list all names with interconnect.catalog.models.names()"
-    if not isinstance(name, str):
-        raise ValueError(f"name={name!r} is not a string; expected a model name such as 'gpt3-175b'; {hint}")
-    key = name.strip().lower()
-    if key in _BY_KEY:
-        return _BY_KEY[key]
-    close = difflib.get_close_matches(key, list(_BY_KEY), n=3, cutoff=0.5)
-    maybe = f"close matches: {', '.join(close)}; " if close else ""
-    raise ValueError(f"name={name!r} is not a known model; {maybe}{hint}")
+    return lookup(name, _BY_KEY, "model", "gpt3-175b", "list all names with interconnect.catalog.models.names()",
+                  n=3, cutoff=0.5)
 
 
 def get(name):

@@ -1,0 +1,17 @@
+"""Checks every explorer test file shares (imported by the tests/test_*explorers*.py files)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def assert_frames_cover_the_static_grid_and_differ(ex):
+    """One frame per point of the static grid, no two pictures alike, each with alt text."""
+    frames = ex.frames()
+    expected = np.prod([len(p.values) for p in ex.params if p.name in ex.static])
+    assert len(frames) == expected
+    # each slider position shows a different picture (no two frames identical)
+    uris = [uri for uri, _ in frames.values()]
+    assert len(set(uris)) == len(uris)
+    # and alt text that names the parameters is there for each
+    assert all(alt.strip() for _, alt in frames.values())
