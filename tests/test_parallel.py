@@ -152,7 +152,7 @@ STEP = dict(n_params=7e9, tokens_per_gpu=4096, peak_flops=989e12, bandwidth=450e
 @pytest.mark.parametrize("p", [1, 2, 8, 64, 1000])
 @pytest.mark.parametrize("overlap", [0.0, 0.3, 1.0])
 def test_dp_step_consistent_with_collectives_and_efficiency(p, overlap):
-    r = dp_step(p=p, overlap=overlap, achieved_fraction=0.4, **STEP)
+    r = dp_step(p=p, overlap=overlap, gemm_efficiency=0.4, **STEP)
     N = STEP["n_params"]
     # compute: 6N FLOP per token (Kaplan 2020) at 40 % of peak
     assert r["compute"] == pytest.approx(6 * N * 4096 / (0.4 * 989e12), rel=1e-15)
@@ -188,7 +188,7 @@ def test_dp_step_properties(p, bw, ov):
     r = dp_step(p=p, overlap=ov, **(STEP | dict(bandwidth=bw)))
     assert 0.0 < r["efficiency"] <= 1.0
     assert 0.0 < r["speedup"] <= p
-    assert 0.0 < r["mfu"] <= 0.5  # achieved_fraction default 0.5 is the ceiling
+    assert 0.0 < r["mfu"] <= 0.5  # gemm_efficiency default 0.5 is the ceiling
     faster = dp_step(p=p, overlap=ov, **(STEP | dict(bandwidth=2 * bw)))
     assert faster["efficiency"] >= r["efficiency"]
 
@@ -199,6 +199,7 @@ def test_dp_step_properties(p, bw, ov):
     (dict(p=2.5), "p="),
     (dict(tokens_per_gpu=0), "tokens_per_gpu"),
     (dict(peak_flops=-1), "peak_flops"),
+    (dict(gemm_efficiency=0), "gemm_efficiency"),
     (dict(achieved_fraction=0), "achieved_fraction"),
     (dict(achieved_fraction=1.2), "achieved_fraction"),
     (dict(grad_bytes=0), "grad_bytes"),
@@ -264,3 +265,13 @@ def test_iteration_flops_megatron_gpt3_days():
     assert days == pytest.approx(34, abs=1)
     # model FLOPs (no recomputation) are 3/4 of it up to the logit term
     assert iteration_flops(1536, 2048, 96, 12288, 51200, recompute=False) / F == pytest.approx(0.75, rel=0.01)
+
+
+def test_the_older_name_achieved_fraction_gives_the_same_step():
+    # gemm_efficiency is the library's one name for the fraction of peak (README, names and units)
+    from interconnect.parallel import dp_break_even_tokens
+
+    new = dp_step(p=8, gemm_efficiency=0.4, **STEP)
+    old = dp_step(p=8, achieved_fraction=0.4, **STEP)
+    assert new == old
+    assert dp_break_even_tokens(989e12, 450e9, 8, achieved_fraction=0.3) == dp_break_even_tokens(989e12, 450e9, 8, 0.3)

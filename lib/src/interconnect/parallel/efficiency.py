@@ -160,12 +160,19 @@ def efficiency(compute_time, comm_time, overlap=0.0):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, achieved_fraction=0.5,
-            grad_bytes=2.0, overlap=0.0, algorithm="ring"):
+def _gemm_efficiency(gemm_efficiency, achieved_fraction):
+    """The fraction of peak, validated under the name the caller used (the older name too)."""
+    if achieved_fraction is None:
+        return as_fraction("gemm_efficiency", gemm_efficiency)
+    return as_fraction("achieved_fraction", achieved_fraction)
+
+
+def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, gemm_efficiency=0.5,
+            grad_bytes=2.0, overlap=0.0, algorithm="ring", *, achieved_fraction=None):
     """One data-parallel training step: compute, gradient allreduce, efficiency, MFU.
 
     Each of ``p`` GPUs holds the whole model, processes ``tokens_per_gpu`` tokens
-    (``6 N`` FLOP each at ``achieved_fraction`` of peak), then all GPUs allreduce the
+    (``6 N`` FLOP each at ``gemm_efficiency`` of peak), then all GPUs allreduce the
     gradients (``grad_bytes * N`` bytes) over links of ``bandwidth`` per direction.
 
     Parameters
@@ -182,7 +189,7 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, achieve
         Per-direction bandwidth per GPU, bytes/s.
     latency : float or array
         Per-message latency, s.
-    achieved_fraction : float
+    gemm_efficiency : float
         Fraction of peak that the compute kernels reach (0, 1].
     grad_bytes : float
         Bytes per gradient element (2 for BF16).
@@ -190,6 +197,8 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, achieve
         Fraction of compute the allreduce may overlap with, [0, 1].
     algorithm : str
         Allreduce algorithm for :func:`interconnect.collectives.collective_time`.
+    achieved_fraction : float, optional
+        The older name of ``gemm_efficiency``, accepted for one release.
 
     Returns
     -------
@@ -212,7 +221,7 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, achieve
     p = as_count("p", p)
     tok = as_positive("tokens_per_gpu", tokens_per_gpu, "tokens")
     peak = as_positive("peak_flops", peak_flops, "FLOP/s")
-    frac = as_fraction("achieved_fraction", achieved_fraction)
+    frac = _gemm_efficiency(gemm_efficiency, achieved_fraction)
     gb = as_positive("grad_bytes", grad_bytes, "bytes")
     compute = 6.0 * n * tok / (peak * frac)
     comm = collective_time("allreduce", gb * n, p, bandwidth, latency, algorithm)
@@ -225,7 +234,7 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, achieve
     }
 
 
-def dp_break_even_tokens(peak_flops, bandwidth, p, achieved_fraction=0.5, grad_bytes=2.0):
+def dp_break_even_tokens(peak_flops, bandwidth, p, gemm_efficiency=0.5, grad_bytes=2.0, *, achieved_fraction=None):
     """Tokens per GPU per step at which a ring allreduce of the gradients takes as long
     as the compute (bandwidth terms only, no overlap).
 
@@ -246,10 +255,12 @@ def dp_break_even_tokens(peak_flops, bandwidth, p, achieved_fraction=0.5, grad_b
         Per-direction bandwidth per GPU B, bytes/s.
     p : int or array
         GPUs, >= 2.
-    achieved_fraction : float
+    gemm_efficiency : float
         f, fraction of peak the compute reaches.
     grad_bytes : float
         g, bytes per gradient element.
+    achieved_fraction : float, optional
+        The older name of ``gemm_efficiency``, accepted for one release.
 
     Returns
     -------
@@ -268,7 +279,7 @@ def dp_break_even_tokens(peak_flops, bandwidth, p, achieved_fraction=0.5, grad_b
     peak = as_positive("peak_flops", peak_flops, "FLOP/s")
     bw = as_positive("bandwidth", bandwidth, "bytes/s (per direction)")
     p = as_count("p", p, minimum=2)
-    frac = as_fraction("achieved_fraction", achieved_fraction)
+    frac = _gemm_efficiency(gemm_efficiency, achieved_fraction)
     g = as_positive("grad_bytes", grad_bytes, "bytes")
     out = (np.asarray(p) - 1) / np.asarray(p) * g * peak * frac / (3.0 * bw)
     return float(out) if np.ndim(out) == 0 else out
