@@ -66,7 +66,7 @@ from .build import (
     torus,
 )
 from .build import _is_nvlink as _is_nvlink  # used by interconnect.transfer
-from .fabrics import cluster, fat_tree
+from .fabrics import cluster, cluster_paths, fat_tree
 from .paths import (
     ShortestPaths,
     all_shortest_paths,
@@ -85,7 +85,7 @@ from .topo_matrix import _pcie_class as _pcie_class  # used by interconnect.tran
 __all__ = [
     "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY",
     "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND",
-    "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster",
+    "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster", "cluster_paths",
     "gpus", "endpoints", "path", "all_shortest_paths", "path_bandwidth", "path_latency", "widest_path",
     "ShortestPaths", "routing_weight",
     "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",

@@ -14,8 +14,9 @@ import numpy as np
 from .._validate import as_count, as_positive
 from ..links import get_link
 from .build import _edge, _label, _resolve, nvswitch
+from .paths import path_bandwidth, path_latency
 
-__all__ = ["cluster", "fat_tree"]
+__all__ = ["cluster", "fat_tree", "cluster_paths"]
 
 
 def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=1.0):
@@ -249,3 +250,30 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
             _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, nic_rec.latency, t_link, t_count)
     return g
 
+
+def cluster_paths(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4", gpu_nic_link="pcie5x16", spines=None):
+    """Per-direction bandwidth and latency of a GPU's two paths in a :func:`cluster`.
+
+    The inputs of the two-level AllReduce: the NVLink path between two GPUs of one node
+    (``n0.gpu0`` to ``n0.gpu1``) and the network path between same-rail GPUs of two nodes
+    (``n0.gpu0`` to ``n1.gpu0``: GPU-NIC PCIe edge, NIC, leaf), from
+    :func:`interconnect.topology.path_bandwidth` and
+    :func:`interconnect.topology.path_latency` on a two-node cluster.
+
+    Parameters
+    ----------
+    nic, nvlink, gpu_nic_link : str
+        Link names (:mod:`interconnect.links`), as for :func:`interconnect.topology.cluster`.
+    gpus_per_node : int
+        GPUs (and NICs) per node.
+    spines : int or None
+        Spine switches, as for :func:`interconnect.topology.cluster`.
+
+    Returns
+    -------
+    (float, float, float, float)
+        ``(intra_bandwidth, intra_latency, inter_bandwidth, inter_latency)``: bytes/s and s.
+    """
+    g = cluster(2, gpus_per_node, nvlink=nvlink, nic=nic, gpu_nic_link=gpu_nic_link, spines=spines)
+    return (path_bandwidth(g, "n0.gpu0", "n0.gpu1"), path_latency(g, "n0.gpu0", "n0.gpu1"),
+            path_bandwidth(g, "n0.gpu0", "n1.gpu0"), path_latency(g, "n0.gpu0", "n1.gpu0"))

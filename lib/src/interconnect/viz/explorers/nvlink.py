@@ -12,7 +12,7 @@ import numpy as np
 from ... import collectives as C
 from ... import plots
 from ...nvlink_machines import nvlink_machines
-from ...units import GB, fmt_bandwidth, fmt_bytes, fmt_time
+from ...units import GB, bidirectional, fmt_bandwidth, fmt_bytes, fmt_time
 from ...widgets import Explorer, Param
 
 __all__ = ["bidir", "nvlink_allreduce_explorer"]
@@ -25,8 +25,8 @@ _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", 
 
 def bidir(bw):
     """A per-direction bandwidth shown as the bidirectional figure vendors quote
-    (``2 * bw``, labelled "bidirectional")."""
-    return fmt_bandwidth(2 * bw, "bidirectional")
+    (:func:`interconnect.units.bidirectional`, labelled "bidirectional")."""
+    return fmt_bandwidth(bidirectional(bw), "bidirectional")
 
 
 def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (ring)",),

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import collectives as C
-from ... import links, plots, topology
+from ... import links, plots
+from ...topology import cluster_paths
 from ...units import GB, GiB, MiB, fmt_bandwidth, fmt_bytes
 from ...widgets import Explorer, Param
 
@@ -19,34 +20,6 @@ __all__ = ["cluster_paths", "cluster_allreduce_explorer"]
 
 #: Server counts on the x axis: 2 to 1024.
 NODE_COUNTS = tuple(int(n) for n in 2 ** np.arange(1, 11))
-
-
-def cluster_paths(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4", gpu_nic_link="pcie5x16", spines=None):
-    """Per-direction bandwidth and latency of a GPU's two paths in a :func:`topology.cluster`.
-
-    The inputs of the two-level AllReduce: the NVLink path between two GPUs of one node
-    (``n0.gpu0`` to ``n0.gpu1``) and the network path between same-rail GPUs of two nodes
-    (``n0.gpu0`` to ``n1.gpu0``: GPU-NIC PCIe edge, NIC, leaf), from
-    :func:`interconnect.topology.path_bandwidth` and
-    :func:`interconnect.topology.path_latency` on a two-node cluster.
-
-    Parameters
-    ----------
-    nic, nvlink, gpu_nic_link : str
-        Link names (:mod:`interconnect.links`), as for :func:`interconnect.topology.cluster`.
-    gpus_per_node : int
-        GPUs (and NICs) per node.
-    spines : int or None
-        Spine switches, as for :func:`interconnect.topology.cluster`.
-
-    Returns
-    -------
-    (float, float, float, float)
-        ``(intra_bandwidth, intra_latency, inter_bandwidth, inter_latency)``: bytes/s and s.
-    """
-    g = topology.cluster(2, gpus_per_node, nvlink=nvlink, nic=nic, gpu_nic_link=gpu_nic_link, spines=spines)
-    return (topology.path_bandwidth(g, "n0.gpu0", "n0.gpu1"), topology.path_latency(g, "n0.gpu0", "n0.gpu1"),
-            topology.path_bandwidth(g, "n0.gpu0", "n1.gpu0"), topology.path_latency(g, "n0.gpu0", "n1.gpu0"))
 
 
 def cluster_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr", "eth-200g", "eth-400g", "eth-800g"),
