@@ -119,7 +119,7 @@ RECOMPUTE = ("none", "selective", "full")
 
 
 def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequence_parallel=False,
-                      recompute="none", pipeline_stages=1, microbatches=None, chunks=1):
+                      recompute="none", pipeline_stages=1, microbatches=None, chunks=1, flash_attention=False):
     """Bytes of stored activations of a transformer in 16-bit training, per GPU.
 
     Per layer (Korthikanti et al. 2022, Table 2; ``s`` sequence, ``b`` microbatch,
@@ -131,7 +131,10 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     * selective recomputation drops the ``5 a s / h`` attention term (the softmax and
       dropout of the attention scores are recomputed): ``s b h (10 + 24 / t)``, or
       ``s b h 34 / t`` with sequence parallelism;
-    * full recomputation keeps only each layer's input: ``2 s b h``.
+    * full recomputation keeps only each layer's input: ``2 s b h``;
+    * fused attention (FlashAttention, Dao et al. 2022) never stores the scores, their
+      softmax or dropout: the ``5 a s / h`` term is gone, as with selective recomputation
+      (the kernel keeps only the output and a log-sum-exp per row, ``4 a s b`` bytes, left out).
 
     With 1F1B pipelining the first stage holds ``p`` microbatches of ``L / p`` layers,
     i.e. ``L`` layers' worth (eq. 5), so pass the model's total ``layers``; the
@@ -153,6 +156,8 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     chunks : int
         Model chunks per stage of the interleaved schedule, the paper's ``m`` (1: not
         interleaved).
+    flash_attention : bool
+        Fused attention: drop the ``5 a s / h`` term (default False).
 
     Returns
     -------
@@ -184,10 +189,11 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     v = as_count("chunks", chunks)
     if recompute not in RECOMPUTE:
         raise ValueError(f"recompute={recompute!r} is unknown; allowed: {', '.join(RECOMPUTE)}")
-    if not isinstance(sequence_parallel, (bool, np.bool_)):
-        raise ValueError(f"sequence_parallel={sequence_parallel!r} is not a bool")
+    for name, flag in (("sequence_parallel", sequence_parallel), ("flash_attention", flash_attention)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name}={flag!r} is not a bool; allowed True or False")
     sbh = float(s) * b * h
-    attn = 5.0 * a * s / (h * t)
+    attn = 0.0 if flash_attention else 5.0 * a * s / (h * t)
     if recompute == "full":
         per_layer = 2.0 * sbh
     elif sequence_parallel:

@@ -11,7 +11,7 @@ typing the number into a cell.
 Conventions
 -----------
 * **Units.** SI base units, as everywhere in :mod:`interconnect`: ``value`` is in bytes/s
-  (``unit="B/s"``) or seconds (``unit="s"``); ``GB = 1e9`` bytes. Each value is stored
+  (``unit="B/s"``), seconds (``unit="s"``) or FLOP/s (``unit="FLOP/s"``); ``GB = 1e9`` bytes. Each value is stored
   exactly as the source prints it, times the unit (``55.43 * GB``).
 * **Direction.** ``"per direction"`` for a one-way figure (a one-way copy, or nccl-tests'
   busbw, which is defined to be compared with a link's per-direction bandwidth),
@@ -41,7 +41,7 @@ from ..units import GB
 __all__ = ["Measurement", "MEASUREMENTS", "UNITS", "DIRECTIONS", "get", "names"]
 
 #: The units a measurement may have (SI base units).
-UNITS = ("B/s", "s")
+UNITS = ("B/s", "s", "FLOP/s")
 #: The directions a measurement may have.
 DIRECTIONS = ("per direction", "bidirectional", "n/a")
 
@@ -57,9 +57,9 @@ class Measurement:
     value : float
         In SI base units (bytes/s or seconds), exactly as the source prints it.
     unit : str
-        ``"B/s"`` or ``"s"``.
+        ``"B/s"``, ``"s"`` or ``"FLOP/s"``.
     direction : str
-        ``"per direction"``, ``"bidirectional"`` or ``"n/a"`` (times).
+        ``"per direction"``, ``"bidirectional"`` or ``"n/a"`` (times and FLOP/s).
     what : str
         What was measured (operation, message size, conditions).
     system : str
@@ -87,8 +87,9 @@ class Measurement:
         as_positive("value", self.value, self.unit)
         choice("unit", self.unit, UNITS)
         choice("direction", self.direction, DIRECTIONS)
-        if self.unit == "s" and self.direction != "n/a":
-            raise ValueError(f"direction={self.direction!r} for a time; expected 'n/a'")
+        if self.unit != "B/s" and self.direction != "n/a":
+            what = "a time" if self.unit == "s" else f"a {self.unit} figure"
+            raise ValueError(f"direction={self.direction!r} for {what}; expected 'n/a'")
 
     @property
     def bib_key(self) -> str:
@@ -97,6 +98,10 @@ class Measurement:
 
 
 BEKMAN = "bekman_mlengineering (S. Bekman, Machine Learning Engineering Open Book, network/README.md)"
+MAMF = ("bekman_mamf (S. Bekman, Machine Learning Engineering Open Book, compute/accelerator/README.md, "
+        "'Maximum Achievable Matmul FLOPS comparison table', mamf-finder.py: BF16 torch.matmul, no sparsity, "
+        "best of a brute-force search over shapes)")
+TFLOPS = 1e12
 
 _ENTRIES = (
     # --- PCIe: host <-> device copies ------------------------------------------------
@@ -139,6 +144,30 @@ _ENTRIES = (
                 "AllReduce busbw at 16 GiB across 4 nodes",
                 "4 nodes x 8 B200, EFA (8 x 50 GB/s NICs per node)",
                 "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    # --- GEMM: the maximum achievable matmul FLOP/s (MAMF), BF16 -----------------------
+    # The fraction of the dense peak a perfectly shaped GEMM reaches: the ceiling of the
+    # step model's GEMM efficiency (interconnect.parallel.machines).
+    Measurement("a100-sxm-bf16-mamf", 271.2 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 1024x10240x5120 (86.9 % of 312 TFLOP/s)", "A100 SXM, torch 2.6.0+cu126",
+                "mamf-finder.py", MAMF, 2025),
+    Measurement("h100-sxm-bf16-mamf", 794.5 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 2048x2048x13312 (80.3 % of 989 TFLOP/s; 'H200 is the same')",
+                "H100 SXM, torch 2.7.0+cu126", "mamf-finder.py", MAMF, 2025),
+    Measurement("b200-sxm-bf16-mamf", 1745.0 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 1792x16128x3072 (77.6 % of 2,250 TFLOP/s)", "B200 SXM, torch 2.7.1+cu128",
+                "mamf-finder.py", MAMF, 2025),
+    Measurement("gb200-bf16-mamf", 1822.0 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 4096x9728x2048 (72.9 % of 2,500 TFLOP/s)", "GB200, torch 2.10.0.dev+cu130",
+                "mamf-finder.py", MAMF, 2025),
+    Measurement("mi300x-bf16-mamf", 668.4 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 10240x15360x8192 (51.4 % of 1,300 TFLOP/s)", "MI300X, torch 2.5.1+rocm6.3",
+                "mamf-finder.py", MAMF, 2025),
+    Measurement("mi325x-bf16-mamf", 784.9 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 13312x10240x8192 (60.4 % of 1,300 TFLOP/s), 1000 W",
+                "MI325X, torch 2.6.0+rocm6.2.4", "mamf-finder.py", MAMF, 2025),
+    Measurement("mi355x-bf16-mamf", 1565.0 * TFLOPS, "FLOP/s", "n/a",
+                "BF16 matmul, best shape 12288x8192x8192 (68.0 % of 2,300 TFLOP/s)",
+                "MI355X, torch 2.8.0+rocm7.0.2", "mamf-finder.py", MAMF, 2025),
     # --- training runs ---------------------------------------------------------------
     Measurement("titanrtx-gpt2-ddp-nvlink-time", 101.9003, "s", "n/a",
                 "GPT-2 run_clm training with DDP, NVLink bridge (train_runtime)",

@@ -42,11 +42,12 @@ from .efficiency import (
     model_flops_per_token,
     pipeline_bubble_fraction,
 )
-from .layout import Layout, _check_fit
+from .layout import Layout, _check_fit, stage_layers
 from .plan import Plan, inference_memory, layout_memory, layout_memory_breakdown, plan, stage_params
 from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_comm_intensity
 from .step_time import (
     StepTime,
+    compute_parts,
     dp_comm_time,
     dp_step_time,
     dp_wire_bytes,
@@ -90,7 +91,7 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "calibrate", "validation_table",
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
            "Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
-           "ep_traffic", "step_traffic", "wire_bytes"]
+           "ep_traffic", "step_traffic", "wire_bytes", "stage_layers", "compute_parts"]
 
 # private names other modules and chapters use (planning.ipynb calls _group_link)
 _PRIVATE = (_group_link, _check_fit, _dp_buckets)

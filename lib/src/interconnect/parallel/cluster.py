@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_fraction, as_nonnegative, as_positive
+from .._validate import as_fraction, as_nonnegative, as_positive, choice
 from ._checks import _scalar_count
 
 __all__ = ["Cluster", "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "effective_bandwidth"]
@@ -44,6 +44,20 @@ class Cluster:
         HBM bandwidth per GPU, bytes/s. If given, the memory-bound element-wise work
         (layer norms, GeLU, dropout, softmax) is costed as well: see
         :func:`elementwise_time`. None (default) leaves it out.
+    peak_flops_fp8 : float, optional
+        Dense FP8 peak per GPU, FLOP/s; needed by layouts with ``fp8=True``.
+    fp8_gemm_efficiency : float, optional
+        Fraction of ``peak_flops_fp8`` the FP8 GEMMs reach, (0, 1]; default ``gemm_efficiency``.
+    attention_efficiency : float, optional
+        Fraction of ``peak_flops`` a fused attention kernel (FlashAttention) reaches,
+        (0, 1]; it prices the attention core (``Q K^T`` and ``softmax . V``) of layouts with
+        ``flash_attention=True``. Default ``gemm_efficiency``.
+    gemm_gpu : str, optional
+        A GPU of :data:`interconnect.parallel.gemm.CEILING`. If given, the linear layers'
+        and the logits' GEMMs run at :func:`~interconnect.parallel.gemm.layer_gemm_efficiency` of their
+        shapes (a measured ceiling times tile and wave quantisation) instead of the one
+        number ``gemm_efficiency``. The machine presets of :mod:`interconnect.parallel.machines`
+        set it.
     """
 
     gpus_per_node: int
@@ -55,6 +69,10 @@ class Cluster:
     gemm_efficiency: float
     comm_efficiency: float
     memory_bandwidth: float | None = None
+    peak_flops_fp8: float | None = None
+    fp8_gemm_efficiency: float | None = None
+    attention_efficiency: float | None = None
+    gemm_gpu: str | None = None
 
     def __post_init__(self):
         if self.memory_bandwidth is not None:
@@ -67,6 +85,15 @@ class Cluster:
             object.__setattr__(self, n, float(as_nonnegative(n, getattr(self, n), "seconds")))
         for n in ("gemm_efficiency", "comm_efficiency"):
             object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
+        if self.peak_flops_fp8 is not None:
+            object.__setattr__(self, "peak_flops_fp8", float(as_positive("peak_flops_fp8", self.peak_flops_fp8, "FLOP/s")))
+        if self.gemm_gpu is not None:
+            from .gemm import CEILING
+
+            object.__setattr__(self, "gemm_gpu", choice("gemm_gpu", self.gemm_gpu, list(CEILING)))
+        for n in ("fp8_gemm_efficiency", "attention_efficiency"):
+            if getattr(self, n) is not None:
+                object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
 
     @classmethod
     def from_links(cls, gpu, intra, inter, gpus_per_node=8, gemm_efficiency=None, comm_efficiency=None,

@@ -8,7 +8,7 @@ from .._validate import as_fraction, as_positive
 from ._checks import _check_bool, _scalar_count
 from .transformer import RECOMPUTE_MODES
 
-__all__ = ["Layout"]
+__all__ = ["Layout", "stage_layers"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,36 @@ class Layout:
     scatter_gather : bool
         The scatter/gather optimisation of Narayanan et al. (2021, sec. 4.1): across nodes
         each of the ``tp`` ranks sends ``1/tp`` of the activation, then an NVLink AllGather.
+    flash_attention : bool
+        Fused attention (Dao et al. 2022, FlashAttention; Dao 2023, FlashAttention-2): the
+        ``s x s`` scores never reach HBM, so neither the element-wise traffic nor the stored
+        activations have the ``5 a s / h`` term, and the backward pass recomputes ``Q K^T``
+        itself (so ``"selective"`` recomputation adds nothing more). Default False, the
+        2021-22 Megatron-LM of the A100 validation rows.
+    tp_overlap : float
+        Fraction in [0, 1] of the tensor-parallel communication that runs behind the
+        GEMMs next to it (Megatron-Core ``--tp-comm-overlap``, Transformer Engine's
+        userbuffers: the AllGather is split into chunks, each overlapped with the GEMM of the
+        previous chunk). At most the time of the linear-layer GEMMs can hide it. 0 (default):
+        every TP collective on the critical path.
+    param_gather_overlap : bool
+        With ZeRO 1-3 (Megatron's distributed optimizer), the AllGather of the updated
+        parameters runs behind the forward pass of the first microbatch of the next step
+        (Megatron-Core ``--overlap-param-gather``). The gradient reduction's overlap is
+        ``dp_overlap`` (``--overlap-grad-reduce``).
+    fp8 : bool
+        Run the linear-layer GEMMs (QKV, attention projection, MLP) in FP8 at the
+        cluster's FP8 peak (Transformer Engine; Micikevicius et al. 2022); the attention core
+        and the logits stay in 16-bit. Needs ``Cluster.peak_flops_fp8``.
+    uneven_stages : bool
+        Allow ``pp * chunks`` not to divide ``layers``: stages hold ``ceil(l / (pp v))``
+        layers per chunk or fewer, and the fullest sets the pace (Llama 3 405B's 126 layers on
+        16 stages, Dubey et al. 2024, sec. 3.3.2). False (default) requires even stages.
+    grad_bytes : float
+        Bytes per gradient element in the data-parallel reduction, 2 (BF16, default) or 4:
+        Megatron-LM accumulates and reduces BF16 models' gradients in FP32
+        (``accumulate_allreduce_grads_in_fp32``, set by ``--bf16``) unless
+        ``--grad-reduce-in-bf16``. The parameter AllGather of ZeRO stays 16-bit.
 
     Raises
     ------
@@ -64,6 +94,12 @@ class Layout:
     dp_overlap: float = 0.0
     bucket_bytes: float = 25e6
     scatter_gather: bool = True
+    flash_attention: bool = False
+    tp_overlap: float = 0.0
+    param_gather_overlap: bool = False
+    fp8: bool = False
+    uneven_stages: bool = False
+    grad_bytes: float = 2.0
 
     def __post_init__(self):
         for name in ("dp", "tp", "pp", "ep", "microbatch", "chunks"):
@@ -74,7 +110,10 @@ class Layout:
         if self.chunks > 1 and self.pp == 1:
             raise ValueError(f"chunks={self.chunks!r} is not allowed with pp=1; the interleaved schedule needs pp > 1")
         object.__setattr__(self, "sequence_parallel", _check_bool("sequence_parallel", self.sequence_parallel))
-        object.__setattr__(self, "scatter_gather", _check_bool("scatter_gather", self.scatter_gather))
+        for name in ("scatter_gather", "flash_attention", "param_gather_overlap", "fp8", "uneven_stages"):
+            object.__setattr__(self, name, _check_bool(name, getattr(self, name)))
+        object.__setattr__(self, "tp_overlap",
+                           float(as_fraction("tp_overlap", self.tp_overlap, 0.0, 1.0, low_open=False)))
         if self.recompute not in RECOMPUTE_MODES:
             raise ValueError(f"recompute={self.recompute!r} is unknown; allowed: {', '.join(RECOMPUTE_MODES)}")
         z = _scalar_count("zero_stage", self.zero_stage, minimum=0)
@@ -84,6 +123,9 @@ class Layout:
         object.__setattr__(self, "dp_overlap",
                            float(as_fraction("dp_overlap", self.dp_overlap, 0.0, 1.0, low_open=False)))
         object.__setattr__(self, "bucket_bytes", float(as_positive("bucket_bytes", self.bucket_bytes, "bytes")))
+        if self.grad_bytes not in (2, 4) or isinstance(self.grad_bytes, bool):
+            raise ValueError(f"grad_bytes={self.grad_bytes!r} is not allowed; allowed 2 (BF16) or 4 (FP32)")
+        object.__setattr__(self, "grad_bytes", float(self.grad_bytes))
 
     @property
     def n_gpus(self):
@@ -101,15 +143,41 @@ class Layout:
     def label(self):
         """Short text such as ``dp=4 tp=8 pp=2 b=1``."""
         extra = "".join([f" ep={self.ep}" if self.ep > 1 else "", f" v={self.chunks}" if self.chunks > 1 else "",
-                         f" zero={self.zero_stage}" if self.zero_stage else ""])
+                         f" zero={self.zero_stage}" if self.zero_stage else "", " fp8" if self.fp8 else ""])
         return f"dp={self.dp} tp={self.tp} pp={self.pp} b={self.microbatch}{extra}"
+
+
+def stage_layers(model, layout):
+    """Layers on the fullest pipeline stage: ``l / pp`` with even stages; with
+    ``uneven_stages``, ``ceil(l / (pp v)) v`` (the fullest stage sets the pace).
+
+    Examples
+    --------
+    Llama 3 405B's 126 layers on 16 stages: the fullest holds 8 (Dubey et al. 2024 take one
+    layer from the first and one from the last stage):
+
+    >>> from interconnect.parallel import ModelConfig
+    >>> m = ModelConfig(126, 16384, 128, 8192, 128256, 2048)
+    >>> stage_layers(m, Layout(dp=64, tp=8, pp=16, uneven_stages=True))
+    8
+    >>> stage_layers(m, Layout(dp=64, tp=8, pp=2))
+    63.0
+    """
+    per = layout.pp * layout.chunks
+    if model.layers % per == 0:
+        return model.layers / layout.pp
+    if not layout.uneven_stages:
+        raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} does not divide layers={model.layers}; "
+                         "allowed: a divisor, or uneven_stages=True")
+    return -(-model.layers // per) * layout.chunks
 
 
 def _check_fit(model, layout):
     if model.heads % layout.tp:
         raise ValueError(f"tp={layout.tp} does not divide heads={model.heads}; allowed: divisors of {model.heads}")
-    if model.layers % (layout.pp * layout.chunks):
-        raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} does not divide layers={model.layers}")
+    if layout.pp * layout.chunks > model.layers:
+        raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} is more than layers={model.layers}")
+    stage_layers(model, layout)
     m = layout.microbatches(model.global_batch)
     if layout.chunks > 1 and m % layout.pp:
         raise ValueError(f"microbatches m={m} is not a multiple of pp={layout.pp}, "

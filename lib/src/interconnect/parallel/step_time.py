@@ -29,12 +29,13 @@ from .. import memory as _memory
 from ..collectives import collective_time
 from .cluster import Cluster, _group_link
 from .efficiency import pipeline_bubble_fraction
-from .layout import Layout, _check_fit
+from .gemm import gemm_efficiency, layer_gemm_efficiency
+from .layout import Layout, _check_fit, stage_layers
 from .traffic import SENDRECV, _dp_buckets, _phases, dp_traffic, ep_traffic, pp_traffic, tp_traffic, wire_bytes
 from .transformer import ModelConfig, step_flops
 
 __all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "dp_wire_bytes", "elementwise_time",
-           "StepTime", "step_time", "dp_step_time"]
+           "compute_parts", "StepTime", "step_time", "dp_step_time"]
 
 
 def _price(traffic, bandwidth, latency):
@@ -198,6 +199,8 @@ def elementwise_time(model, layout, cluster):
     forward pass writes each once and the next operator reads it (2x), the backward pass
     reads it and writes and reads its gradient (4x). A recomputed forward adds 2x again:
     of everything (full) or of the attention-score part ``5 a s^2 b / t`` (selective).
+    With ``flash_attention`` the scores never reach HBM: the ``5 a s / h`` term is gone
+    from the traffic and selective recomputation adds none.
     No coefficient is fitted; the per-element counts above are the whole model.
 
     Examples
@@ -211,14 +214,117 @@ def elementwise_time(model, layout, cluster):
         return 0.0
     m = _check_fit(model, layout)
     args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
-                layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel)
+                layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
+                flash_attention=layout.flash_attention)
     stored = _memory.activation_memory(recompute="none", **args)
     traffic = 6.0 * stored
     if layout.recompute == "full":
         traffic += 2.0 * stored
     elif layout.recompute == "selective":
         traffic += 2.0 * (stored - _memory.activation_memory(recompute="selective", **args))
-    return m * (model.layers / layout.pp) * traffic / cluster.memory_bandwidth
+    return m * stage_layers(model, layout) * traffic / cluster.memory_bandwidth
+
+
+def _attention_core_flops(model):
+    """Model FLOPs of the attention core (``Q K^T`` and ``softmax . V``) per iteration, 3 passes:
+    ``12 B s^2 l a d`` (Megatron's count: the full ``s x s``, not the causal half)."""
+    d = getattr(model, "head_dim", None) or model.hidden // model.heads
+    return 12.0 * model.global_batch * float(model.seq_len) ** 2 * model.layers * model.heads * d
+
+
+def _logit_flops(model):
+    """Model FLOPs of the output layer per iteration, 3 passes: ``6 B s V h``."""
+    return 6.0 * model.global_batch * model.seq_len * model.vocab * model.hidden
+
+
+def compute_parts(model, layout, cluster):
+    """The compute of one iteration on one GPU of the fullest stage, seconds, by kind.
+
+    * ``linear``: the linear layers' GEMMs (QKV, projection, MLP), at ``gemm_efficiency`` of
+      ``peak_flops`` or, with ``layout.fp8``, at ``fp8_gemm_efficiency`` of ``peak_flops_fp8``;
+      full recomputation repeats their forward (x 4/3);
+    * ``attention``: the attention core, ``12 B s^2 l a d`` model FLOPs. Without
+      FlashAttention at ``gemm_efficiency``, plus its forward again under full (x 4/3) or
+      selective (+ 1/3) recomputation; with it at ``attention_efficiency``, and the
+      kernel's backward recomputes ``Q K^T`` (7 GEMM-sized passes instead of 6, x 7/6;
+      Dao 2023, Algorithm 2), plus the forward again under full recomputation;
+    * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
+    * ``elementwise``: :func:`elementwise_time`.
+
+    Linear GEMMs and logits run at the cluster's ``gemm_efficiency``, or, where the cluster
+    names a ``gemm_gpu``, at the efficiency of their shapes
+    (:func:`~interconnect.parallel.gemm.layer_gemm_efficiency`).
+
+    Without ``fp8``, ``flash_attention``, an ``attention_efficiency`` or a ``gemm_gpu`` the first three are
+    the one term of Narayanan et al. (2021) and Korthikanti et al. (2022),
+    ``step_flops / (n peak gemm_efficiency)``, returned as ``linear`` (the others 0).
+
+    Returns
+    -------
+    dict
+        Seconds per iteration: ``linear``, ``attention``, ``logits``, ``elementwise``.
+
+    Examples
+    --------
+    GPT-3 175B on DGX A100: the one-term model, then with FlashAttention (the attention core
+    now priced on its own):
+
+    >>> from interconnect import catalog
+    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
+    >>> {k: round(v, 2) for k, v in compute_parts(gpt, Layout(dp=16, tp=8, pp=8), dgx).items()}
+    {'linear': 15.22, 'attention': 0.0, 'logits': 0.0, 'elementwise': 1.5}
+    >>> {k: round(v, 2) for k, v in compute_parts(gpt, Layout(dp=16, tp=8, pp=8, flash_attention=True),
+    ...                                           dgx).items()}
+    {'linear': 14.37, 'attention': 0.47, 'logits': 0.05, 'elementwise': 0.36}
+    """
+    n = layout.n_gpus
+    elementwise = elementwise_time(model, layout, cluster)
+    even = model.layers / layout.pp
+    scale = 1.0 if stage_layers(model, layout) == even else stage_layers(model, layout) / even
+    if not (layout.fp8 or layout.flash_attention or cluster.attention_efficiency is not None
+            or cluster.gemm_gpu is not None):
+        hw = step_flops(model, layout.recompute)
+        return {"linear": scale * hw / (n * cluster.peak_flops * cluster.gemm_efficiency), "attention": 0.0,
+                "logits": 0.0, "elementwise": elementwise}
+    attn, logits = _attention_core_flops(model), _logit_flops(model)
+    linear = model.model_flops() - attn - logits
+    full = layout.recompute == "full"
+    if full:
+        linear *= 4.0 / 3.0
+    if cluster.gemm_gpu is not None:
+        shape_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu)
+        logit_eff = gemm_efficiency(model.seq_len * layout.microbatch, -(-model.vocab // layout.tp), model.hidden,
+                                    cluster.gemm_gpu)
+    else:
+        shape_eff = logit_eff = cluster.gemm_efficiency
+    if layout.fp8:
+        if cluster.peak_flops_fp8 is None:
+            raise ValueError("layout.fp8=True needs a cluster with peak_flops_fp8; allowed: a Cluster whose GPU "
+                             "has an FP8 peak (e.g. Cluster.from_links('H100', ...))")
+        fp8_eff = cluster.fp8_gemm_efficiency or shape_eff
+        lin_rate = cluster.peak_flops_fp8 * fp8_eff
+    else:
+        lin_rate = cluster.peak_flops * shape_eff
+    if layout.flash_attention:
+        attn_hw = attn * (7.0 / 6.0 + (1.0 / 3.0 if full else 0.0))
+        attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
+    else:
+        attn_hw = attn * (4.0 / 3.0 if full else 1.0 + (1.0 / 3.0 if layout.recompute == "selective" else 0.0))
+        attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
+    return {"linear": scale * linear / (n * lin_rate), "attention": scale * attn_hw / (n * attn_rate),
+            "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
+
+
+def _hardware_flops(model, layout):
+    """Hardware FLOPs of one iteration (what the GPUs execute, recomputation included)."""
+    if not layout.flash_attention:
+        return step_flops(model, layout.recompute)
+    attn = _attention_core_flops(model)
+    full = layout.recompute == "full"
+    linear_and_logits = model.model_flops() - attn
+    if full:
+        linear_and_logits += (model.model_flops() - attn - _logit_flops(model)) / 3.0
+    return linear_and_logits + attn * (7.0 / 6.0 + (1.0 / 3.0 if full else 0.0))
 
 
 @dataclass(frozen=True)
@@ -244,6 +350,14 @@ class StepTime:
         Hardware TFLOP/s per GPU achieved (Narayanan et al. 2021 report this, eq. 3).
     bubble_fraction : float
         ``(p - 1) / (v m)``.
+    elementwise : float
+        The memory-bound part of ``compute``.
+    tp_comm_hidden : float
+        Tensor-parallel communication run behind the GEMMs (``Layout.tp_overlap``); not in
+        ``total``.
+    model_tflops_per_gpu : float
+        Model TFLOP/s per GPU (no recomputation counted): what Megatron-Core's log and most
+        2023-26 papers report, where Narayanan et al. (2021) reported hardware FLOP/s.
     """
 
     compute: float
@@ -259,6 +373,8 @@ class StepTime:
     tflops_per_gpu: float
     bubble_fraction: float
     elementwise: float = 0.0
+    tp_comm_hidden: float = 0.0
+    model_tflops_per_gpu: float = 0.0
 
     PARTS = ("compute", "bubble", "tp_comm", "pp_comm", "ep_comm", "dp_comm_exposed")
 
@@ -356,10 +472,14 @@ def step_time(model, layout, cluster):
         raise ValueError(f"cluster={cluster!r} is not a Cluster")
     m = _check_fit(model, layout)
     n = layout.n_gpus
-    hw = step_flops(model, layout.recompute)
-    elementwise = elementwise_time(model, layout, cluster)
-    compute = hw / (n * cluster.peak_flops * cluster.gemm_efficiency) + elementwise
-    tp = tp_comm_time(model, layout, cluster)
+    hw = _hardware_flops(model, layout)
+    parts = compute_parts(model, layout, cluster)
+    elementwise = parts["elementwise"]
+    compute = parts["linear"] + parts["attention"] + parts["logits"] + elementwise
+    tp_all = tp_comm_time(model, layout, cluster)
+    # TP collectives hide behind the GEMMs next to them, never behind more than those GEMMs
+    tp_hidden = min(layout.tp_overlap * tp_all, parts["linear"]) if layout.tp_overlap > 0 else 0.0
+    tp = tp_all - tp_hidden
     pp = pp_comm_time(model, layout, cluster)
     ep = ep_comm_time(model, layout, cluster)
     bf = pipeline_bubble_fraction(layout.pp, m, layout.chunks)
@@ -368,16 +488,30 @@ def step_time(model, layout, cluster):
     # the backward phase: 2 of 3 passes, or recompute + backward = 3 of 4 with full recomputation
     backward_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     window = backward_share * compute / m
-    # the last bucket holds the first layers' gradients, computed last: its reduction can only
-    # start when the backward pass ends, so at most (n_buckets - 1) buckets hide behind it
-    last_bucket = dp / _dp_buckets(model, layout) if dp > 0 else 0.0
-    dp_exposed = dp - min(dp - last_bucket, layout.dp_overlap * window) if dp > 0 else 0.0
+    n_buckets = _dp_buckets(model, layout)
+    if layout.param_gather_overlap and layout.zero_stage > 0 and dp > 0:
+        # Megatron-Core --overlap-param-gather: the updated parameters' AllGather runs behind
+        # the next step's first forward pass; the gradients' ReduceScatter behind the last backward
+        traffic = dp_traffic(model, layout)
+        grad = _price(traffic[:1], *_group_link(layout.dp, layout.tp, cluster))
+        gather = dp - grad
+        fwd_window = (1.0 - backward_share) * compute / m
+        grad_exposed = grad - min(grad - grad / n_buckets, layout.dp_overlap * window)
+        gather_exposed = gather - min(gather - gather / n_buckets, fwd_window)
+        dp_exposed = grad_exposed + gather_exposed
+    else:
+        # the last bucket holds the first layers' gradients, computed last: its reduction can only
+        # start when the backward pass ends, so at most (n_buckets - 1) buckets hide behind it
+        last_bucket = dp / n_buckets if dp > 0 else 0.0
+        dp_exposed = dp - min(dp - last_bucket, layout.dp_overlap * window) if dp > 0 else 0.0
     total = compute + bubble + tp + pp + ep + dp_exposed
     peak_total = n * cluster.peak_flops * total
+    mf = model.model_flops()
     return StepTime(compute=compute, bubble=bubble, tp_comm=tp, pp_comm=pp, ep_comm=ep, dp_comm=dp,
-                    dp_comm_exposed=dp_exposed, total=total, mfu=model.model_flops() / peak_total,
+                    dp_comm_exposed=dp_exposed, total=total, mfu=mf / peak_total,
                     hfu=hw / peak_total, tflops_per_gpu=hw / (n * total) / 1e12, bubble_fraction=bf,
-                    elementwise=elementwise)
+                    elementwise=elementwise, tp_comm_hidden=tp_hidden,
+                    model_tflops_per_gpu=mf / (n * total) / 1e12)
 
 
 def dp_step_time(model, cluster, dp=8, zero_stage=2, dp_overlap=0.0, bucket_bytes=25e6, microbatch=1,

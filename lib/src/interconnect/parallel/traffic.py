@@ -29,7 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..collectives import OPS, cost_terms
-from .layout import _check_fit
+from .layout import _check_fit, stage_layers
+
+
+def _stage_moe_layers(model, layout):
+    """MoE layers on the fullest stage: ``moe_layers / pp``, scaled up with uneven stages."""
+    even = model.layers / layout.pp
+    full = stage_layers(model, layout)
+    return model.moe_layers / layout.pp if full == even else model.moe_layers / layout.pp * full / even
 
 __all__ = ["Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
            "ep_traffic", "step_traffic", "wire_bytes"]
@@ -204,7 +211,7 @@ def tp_traffic(model, layout):
         return []
     m = _check_fit(model, layout)
     nbytes = activation_bytes(model, layout)
-    count = m * (model.layers / layout.pp) * collectives_per_layer(layout)
+    count = m * stage_layers(model, layout) * collectives_per_layer(layout)
     if layout.sequence_parallel:
         return [Traffic("reducescatter", nbytes, t, count, what="TP ReduceScatter (sequence parallel)"),
                 Traffic("allgather", nbytes, t, count, what="TP AllGather (sequence parallel)")]
@@ -261,7 +268,7 @@ def pp_traffic(model, layout, gpus_per_node=None):
 
 def _dp_buckets(model, layout):
     """Number of gradient buckets per GPU: BF16 gradients of its shard in ``bucket_bytes`` pieces."""
-    total = 2.0 * model.params / (layout.tp * layout.pp)
+    total = layout.grad_bytes * model.params / (layout.tp * layout.pp)
     return max(1, int(np.ceil(total / layout.bucket_bytes)))
 
 
@@ -283,7 +290,9 @@ def dp_traffic(model, layout):
     ----------
     model : ModelConfig
     layout : Layout
-        Only ``dp``, ``tp``, ``pp``, ``zero_stage`` and ``bucket_bytes`` matter.
+        Only ``dp``, ``tp``, ``pp``, ``zero_stage``, ``bucket_bytes`` and ``grad_bytes`` matter
+        (FP32 gradients, ``grad_bytes = 4``, double the reduction; the parameter AllGather
+        stays 16-bit).
 
     Returns
     -------
@@ -306,13 +315,14 @@ def dp_traffic(model, layout):
     if d == 1:
         return []
     n_buckets = _dp_buckets(model, layout)
-    bucket = 2.0 * model.params / (layout.tp * layout.pp) / n_buckets
+    bucket = layout.grad_bytes * model.params / (layout.tp * layout.pp) / n_buckets
+    pbucket = bucket * 2.0 / layout.grad_bytes          # the parameters stay 16-bit
     if layout.zero_stage == 0:
         return [Traffic("allreduce", bucket, d, n_buckets, layout.tp, what="DP gradient AllReduce")]
     out = [Traffic("reducescatter", bucket, d, n_buckets, layout.tp, what="ZeRO gradient ReduceScatter"),
-           Traffic("allgather", bucket, d, n_buckets, layout.tp, what="ZeRO updated-parameter AllGather")]
+           Traffic("allgather", pbucket, d, n_buckets, layout.tp, what="ZeRO updated-parameter AllGather")]
     if layout.zero_stage == 3:
-        out.append(Traffic("allgather", bucket, d, n_buckets, layout.tp, what="ZeRO-3 parameter AllGather before use"))
+        out.append(Traffic("allgather", pbucket, d, n_buckets, layout.tp, what="ZeRO-3 parameter AllGather before use"))
     return out
 
 
@@ -351,7 +361,7 @@ def ep_traffic(model, layout):
         return []
     m = _check_fit(model, layout)
     nbytes = activation_bytes(model, layout) / (layout.tp if layout.sequence_parallel else 1)
-    count = m * (model.moe_layers / layout.pp) * collectives_per_layer(layout)
+    count = m * _stage_moe_layers(model, layout) * collectives_per_layer(layout)
     return [Traffic("alltoall", nbytes, e, count, layout.tp, "pairwise", what="EP dispatch/combine AllToAll")]
 
 

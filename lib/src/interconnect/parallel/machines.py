@@ -1,0 +1,262 @@
+"""Today's training machines and software stacks, with component-measured efficiencies.
+
+Two catalogs the step-time model (:func:`~interconnect.parallel.step_time`) is run with:
+
+* :func:`machine` builds a :class:`~interconnect.parallel.Cluster` for a named machine (DGX
+  A100, DGX H100, DGX H200, DGX B200, a GB200 NVL72 rack) from the GPU and link catalogs.
+  Its efficiencies are **component measurements**, never fitted to a training run:
+
+  - GEMMs: the GPU's measured matmul ceiling times the tile and wave quantisation of each
+    GEMM's shape (:mod:`interconnect.parallel.gemm`);
+  - collectives: the nccl-tests ring AllReduce bus bandwidth over the NVLink peak of the
+    same generation (:mod:`interconnect.catalog.measurements`): 234.89 / 300 on 8 A100,
+    367.2 / 450 on 8 H200. No NVLink 5 measurement is in the catalog yet, so Blackwell
+    machines use the Hopper fraction (said in their ``source``);
+  - attention: FlashAttention-2's measured forward + backward throughput (Dao 2023, Fig. 4:
+    up to 72 % of the A100 peak; the model takes the head-dimension-128 figure at 2K-16K
+    tokens) where the layout uses fused attention.
+
+* :data:`STACKS` and :func:`stack` say which mechanisms a training framework of a given year
+  switches on (FlashAttention, sequence parallelism, overlap of TP communication, of the
+  gradient reduce-scatter and of the parameter all-gather, the distributed optimizer,
+  recomputation, FP32 gradient reduction), each with the flag that turns it on;
+  ``stack(name).layout(dp=..., tp=..., pp=...)`` gives a :class:`~interconnect.parallel.Layout`
+  with those switches.
+
+References
+----------
+T. Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning",
+ICLR 2024 (arXiv:2307.08691), Fig. 4 and sec. 4.
+NVIDIA Megatron-LM / Megatron-Core, ``megatron/training/arguments.py`` (flags
+``--tp-comm-overlap``, ``--overlap-grad-reduce``, ``--overlap-param-gather``,
+``--use-distributed-optimizer``, ``--use-flash-attn``, ``--recompute-granularity``).
+NVIDIA DGX A100, DGX H100/H200, DGX B200 and DGX GB200 user guides (one 200 or 400 Gb/s
+InfiniBand NIC per GPU on the compute fabric).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from .._validate import lookup
+from .cluster import Cluster
+from .layout import Layout
+
+__all__ = ["Machine", "MACHINES", "machine", "machine_names", "comm_efficiency_of", "SoftwareStack", "STACKS",
+           "stack", "stack_names"]
+
+#: nccl-tests ring AllReduce busbw measurement per NVLink generation (catalog name, link name).
+_NVLINK_BUSBW = {"nvlink3": ("a100-nvlink3-allreduce-busbw", "nvlink3"),
+                 "nvlink4": ("h200-nvlink4-allreduce-ring-busbw", "nvlink4"),
+                 "nvlink5": ("h200-nvlink4-allreduce-ring-busbw", "nvlink4")}
+
+
+def comm_efficiency_of(nvlink):
+    """Measured ring AllReduce bus bandwidth over the link peak, for an NVLink generation.
+
+    Examples
+    --------
+    >>> round(comm_efficiency_of("nvlink3"), 3), round(comm_efficiency_of("nvlink4"), 3)
+    (0.783, 0.816)
+    """
+    from ..catalog import measurements
+    from ..links import get_link
+
+    name, link = lookup(nvlink, _NVLINK_BUSBW, "nvlink", "nvlink4", "allowed: nvlink3, nvlink4, nvlink5")
+    return measurements.get(name).value / get_link(link).bandwidth
+
+
+#: FlashAttention-2 forward + backward on A100, head dimension 128, 2K-16K tokens, causal:
+#: about 190 TFLOP/s of 312 (Dao 2023, Fig. 4 c-d), taken as the fraction of the peak any
+#: GPU's fused attention reaches (FlashAttention-3 reaches a similar fraction of H100;
+#: Shah et al. 2024).
+ATTENTION_EFFICIENCY = 0.6
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A training machine: GPU, NVLink domain and NIC per GPU.
+
+    Attributes
+    ----------
+    key : str
+    gpu : str
+        A name of :func:`interconnect.devices.get_gpu`.
+    gpus_per_domain : int
+        GPUs in one NVLink domain (8 in a DGX, 72 in a GB200 NVL72 rack).
+    nvlink : str
+        The per-GPU NVLink entry of :mod:`interconnect.links`.
+    nic : str
+        The per-GPU network link (one NIC per GPU, rail-optimised).
+    source : str
+    """
+
+    key: str
+    gpu: str
+    gpus_per_domain: int
+    nvlink: str
+    nic: str
+    source: str
+
+    def cluster(self, **overrides):
+        """The :class:`Cluster` of this machine, with component-measured efficiencies."""
+        from ..devices import get_gpu
+
+        g = get_gpu(self.gpu)
+        kw = dict(gemm_efficiency=None, comm_efficiency=comm_efficiency_of(self.nvlink))
+        kw.update({k: v for k, v in overrides.items() if k in ("gemm_efficiency", "comm_efficiency")})
+        base = Cluster.from_links(g, self.nvlink, self.nic, gpus_per_node=self.gpus_per_domain, **kw)
+        fp8 = getattr(g, "peak_flops_fp8", None)
+        extra = dict(peak_flops_fp8=fp8, attention_efficiency=ATTENTION_EFFICIENCY, gemm_gpu=self.gpu)
+        extra.update({k: v for k, v in overrides.items() if k in extra})
+        unknown = set(overrides) - {"gemm_efficiency", "comm_efficiency"} - set(extra)
+        if unknown:
+            raise ValueError(f"overrides={sorted(unknown)} are not allowed; allowed: gemm_efficiency, "
+                             "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu")
+        return Cluster(**{f.name: getattr(base, f.name) for f in fields(Cluster)} | extra)
+
+
+_DGX = "one ConnectX NIC per GPU on the compute fabric, rail-optimised"
+MACHINES = {m.key: m for m in (
+    Machine("dgx-a100", "A100", 8, "nvlink3", "ib-hdr",
+            "NVIDIA DGX A100 user guide: 8 A100 80GB SXM, NVLink 3 through 6 NVSwitches, 8 x ConnectX-6 HDR "
+            "200 Gb/s (" + _DGX + ")"),
+    Machine("dgx-h100", "H100", 8, "nvlink4", "ib-ndr",
+            "NVIDIA DGX H100 user guide: 8 H100 SXM5, NVLink 4 through 4 NVSwitches, 8 x ConnectX-7 NDR 400 Gb/s "
+            "(" + _DGX + ")"),
+    Machine("dgx-h200", "H200", 8, "nvlink4", "ib-ndr",
+            "NVIDIA DGX H200 datasheet: 8 H200 SXM, NVLink 4, 8 x ConnectX-7 NDR 400 Gb/s (" + _DGX + ")"),
+    Machine("dgx-b200", "B200", 8, "nvlink5", "ib-ndr",
+            "NVIDIA DGX B200 datasheet: 8 B200, NVLink 5 (1.8 TB/s per GPU bidirectional) through 2 NVSwitch "
+            "chips, 8 x ConnectX-7 400 Gb/s (" + _DGX + "); collective efficiency: the Hopper busbw fraction, "
+            "no NVLink 5 nccl-tests figure in the catalog"),
+    Machine("gb200-nvl72", "GB200", 72, "nvlink5", "ib-ndr",
+            "NVIDIA GB200 NVL72: 72 Blackwell GPUs in one NVLink 5 domain (18 NVLink switch trays), one "
+            "ConnectX-7 400 Gb/s per GPU on the compute fabric (DGX GB200 user guide); collective efficiency: the "
+            "Hopper busbw fraction, no NVLink 5 nccl-tests figure in the catalog"),
+)}
+
+
+def machine_names():
+    """Every machine :func:`machine` builds.
+
+    Examples
+    --------
+    >>> machine_names()
+    ('dgx-a100', 'dgx-h100', 'dgx-h200', 'dgx-b200', 'gb200-nvl72')
+    """
+    return tuple(MACHINES)
+
+
+def machine(name, **overrides):
+    """A :class:`Cluster` for a named machine, efficiencies from component measurements.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`machine_names`.
+    **overrides
+        ``gemm_efficiency``, ``comm_efficiency``, ``peak_flops_fp8``,
+        ``attention_efficiency`` or ``gemm_gpu`` to replace the preset's.
+
+    Returns
+    -------
+    Cluster
+
+    Examples
+    --------
+    >>> h100 = machine("dgx-h100")
+    >>> h100.gpus_per_node, h100.peak_flops / 1e12, h100.inter_bandwidth / 1e9, round(h100.comm_efficiency, 3)
+    (8, 989.4, 50.0, 0.816)
+    >>> machine("gb200-nvl72").gpus_per_node
+    72
+    """
+    m = lookup(name, MACHINES, "machine", "dgx-h100", "list all names with machine_names()")
+    return m.cluster(**overrides)
+
+
+@dataclass(frozen=True)
+class SoftwareStack:
+    """What a training framework of a given year switches on.
+
+    Attributes
+    ----------
+    key, name : str
+    flash_attention : bool
+    sequence_parallel : bool
+    tp_overlap : float
+        ``Layout.tp_overlap``.
+    dp_overlap : float
+        ``Layout.dp_overlap`` (overlap of the gradient reduction with the last backward).
+    param_gather_overlap : bool
+    zero_stage : int
+        1 for Megatron's distributed optimizer.
+    recompute : str
+    grad_bytes : float
+        4 where gradients are reduced in FP32.
+    source : str
+        The flags and documents behind each switch.
+    """
+
+    key: str
+    name: str
+    flash_attention: bool
+    sequence_parallel: bool
+    tp_overlap: float
+    dp_overlap: float
+    param_gather_overlap: bool
+    zero_stage: int
+    recompute: str
+    grad_bytes: float
+    source: str
+
+    def layout(self, dp, tp, pp, **kw):
+        """A :class:`Layout` with this stack's switches; ``kw`` sets the rest or overrides.
+
+        Examples
+        --------
+        >>> lay = stack("megatron-core-2024").layout(dp=64, tp=8, pp=16, chunks=8)
+        >>> lay.flash_attention, lay.tp_overlap, lay.param_gather_overlap, lay.zero_stage
+        (True, 1.0, True, 1)
+        """
+        base = dict(flash_attention=self.flash_attention, sequence_parallel=self.sequence_parallel,
+                    tp_overlap=self.tp_overlap, dp_overlap=self.dp_overlap,
+                    param_gather_overlap=self.param_gather_overlap, zero_stage=self.zero_stage,
+                    recompute=self.recompute, grad_bytes=self.grad_bytes)
+        base.update(kw)
+        return Layout(dp=dp, tp=tp, pp=pp, **base)
+
+
+STACKS = {s.key: s for s in (
+    SoftwareStack("megatron-lm-2021", "Megatron-LM (2021)", False, False, 0.0, 0.0, False, 0, "full", 2.0,
+                  "Narayanan et al. 2021 (SC21), sec. 4-5: full recomputation, gradients all-reduced after the "
+                  "backward pass, no sequence parallelism, no fused attention; the A100 validation rows"),
+    SoftwareStack("megatron-lm-2022", "Megatron-LM (2022)", False, True, 0.0, 0.0, False, 0, "selective", 2.0,
+                  "Korthikanti et al. 2022, sec. 4-5: sequence parallelism and selective recomputation"),
+    SoftwareStack("megatron-core-2024", "Megatron-Core (2024-26)", True, True, 1.0, 1.0, True, 1, "none", 4.0,
+                  "Megatron-Core with Transformer Engine, as NVIDIA's recipes run it: --use-flash-attn (TE fused "
+                  "attention), --sequence-parallel, --tp-comm-overlap, --overlap-grad-reduce, "
+                  "--overlap-param-gather, --use-distributed-optimizer (ZeRO-1), no recomputation; --bf16 sets "
+                  "accumulate_allreduce_grads_in_fp32 (gradients reduced in FP32)"),
+    SoftwareStack("deepspeed-megatron-2022", "Megatron-DeepSpeed (2022)", False, False, 0.0, 1.0, False, 1,
+                  "full", 4.0,
+                  "Megatron-DeepSpeed as BLOOM was trained (Le Scao et al. 2022, sec. 3.4): ZeRO stage 1, "
+                  "overlap_comm (gradient reduction during backward), full activation checkpointing, FP32 "
+                  "gradient reduction, no fused attention"),
+)}
+
+
+def stack_names():
+    """Every software stack :func:`stack` knows.
+
+    Examples
+    --------
+    >>> stack_names()
+    ('megatron-lm-2021', 'megatron-lm-2022', 'megatron-core-2024', 'deepspeed-megatron-2022')
+    """
+    return tuple(STACKS)
+
+
+def stack(name):
+    """A :class:`SoftwareStack` by name (case-insensitive)."""
+    return lookup(name, STACKS, "stack", "megatron-core-2024", "list all names with stack_names()")

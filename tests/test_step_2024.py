@@ -1,0 +1,204 @@
+"""The 2024-26 mechanisms of the step model: FlashAttention, overlap of TP and ZeRO traffic,
+FP32 gradient reduction, FP8 GEMMs, uneven pipeline stages, the GEMM shape model, the
+machine and software-stack presets."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interconnect import catalog, memory
+from interconnect.catalog import measurements
+from interconnect.parallel import (
+    Cluster,
+    Layout,
+    ModelConfig,
+    compute_parts,
+    dp_traffic,
+    stage_layers,
+    step_time,
+    tp_comm_time,
+)
+from interconnect.parallel import gemm as G
+from interconnect.parallel import machines as M
+
+GPT = catalog.models.get("gpt3-175b")
+DGX = Cluster.dgx_a100()
+
+
+# --- Layout switches ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(tp_overlap=1.5), "tp_overlap"), (dict(tp_overlap=-0.1), "tp_overlap"),
+    (dict(grad_bytes=3), "grad_bytes"), (dict(flash_attention="yes"), "flash_attention"),
+    (dict(fp8=1), "fp8"), (dict(uneven_stages=None), "uneven_stages"),
+])
+def test_layout_rejects_bad_switches(kw, match):
+    with pytest.raises(ValueError, match=match):
+        Layout(dp=1, tp=1, pp=1, **kw)
+
+
+def test_defaults_are_the_2021_model():
+    lay = Layout(dp=16, tp=8, pp=8)
+    assert not (lay.flash_attention or lay.fp8 or lay.param_gather_overlap or lay.uneven_stages)
+    assert lay.tp_overlap == 0.0 and lay.grad_bytes == 2.0
+    st_ = step_time(GPT, lay, DGX)
+    assert st_.tp_comm_hidden == 0.0
+    parts = compute_parts(GPT, lay, DGX)
+    assert parts["attention"] == parts["logits"] == 0.0
+    assert math.isclose(sum(parts.values()), st_.compute, rel_tol=1e-12)
+
+
+# --- FlashAttention -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sp", [False, True])
+def test_flash_attention_stores_what_selective_stores(sp):
+    """Korthikanti et al. (2022) Table 2 without the 5as/h term: FlashAttention keeps no scores."""
+    args = dict(seq_len=2048, microbatch=1, hidden=12288, heads=96, tp=8, sequence_parallel=sp)
+    flash = memory.activation_memory(recompute="none", flash_attention=True, **args)
+    assert flash == memory.activation_memory(recompute="selective", **args)
+    assert flash == 2048 * 12288 * ((34 / 8) if sp else (10 + 24 / 8))
+
+
+def test_flash_attention_removes_score_traffic_and_prices_attention_apart():
+    plain = compute_parts(GPT, Layout(dp=16, tp=8, pp=8), DGX)
+    flash = compute_parts(GPT, Layout(dp=16, tp=8, pp=8, flash_attention=True), DGX)
+    assert flash["elementwise"] < 0.3 * plain["elementwise"]   # the 5as/h term was 80 of 114 sbh
+    assert flash["attention"] > 0 and flash["logits"] > 0
+
+
+# --- TP overlap ---------------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.0, 1.0))
+def test_tp_overlap_hides_at_most_the_gemms(f):
+    lay = Layout(dp=16, tp=8, pp=8, tp_overlap=f)
+    s = step_time(GPT, lay, DGX)
+    full = tp_comm_time(GPT, lay, DGX)
+    linear = compute_parts(GPT, lay, DGX)["linear"]
+    assert math.isclose(s.tp_comm_hidden, min(f * full, linear), rel_tol=1e-12, abs_tol=1e-15)
+    assert math.isclose(s.tp_comm + s.tp_comm_hidden, full, rel_tol=1e-12)
+
+
+def test_tp_overlap_is_monotone():
+    times = [step_time(GPT, Layout(dp=16, tp=8, pp=8, tp_overlap=f), DGX).total for f in (0, 0.5, 1)]
+    assert times[0] > times[1] > times[2]
+
+
+# --- data-parallel traffic ------------------------------------------------------------------
+
+def test_fp32_gradients_double_the_reduce_scatter_only():
+    m = catalog.models.get("gpt3-6.7b")
+    bf16 = dp_traffic(m, Layout(dp=8, tp=1, pp=1, zero_stage=1))
+    fp32 = dp_traffic(m, Layout(dp=8, tp=1, pp=1, zero_stage=1, grad_bytes=4))
+    rs = lambda tr: tr[0].nbytes * tr[0].count  # noqa: E731
+    ag = lambda tr: tr[1].nbytes * tr[1].count  # noqa: E731
+    assert math.isclose(rs(fp32), 2 * rs(bf16), rel_tol=1e-12)
+    assert math.isclose(ag(fp32), ag(bf16), rel_tol=1e-12)
+
+
+def test_param_gather_overlap_hides_the_allgather_but_one_bucket():
+    m = catalog.models.get("gpt3-6.7b")
+    base = dict(dp=64, tp=1, pp=1, zero_stage=1, dp_overlap=0.0)
+    before = step_time(m, Layout(**base), DGX)
+    after = step_time(m, Layout(**base, param_gather_overlap=True), DGX)
+    assert after.dp_comm == before.dp_comm
+    assert after.dp_comm_exposed < before.dp_comm_exposed
+    assert after.dp_comm_exposed > 0          # the first bucket of each is always exposed
+
+
+def test_param_gather_overlap_needs_zero():
+    m = catalog.models.get("gpt3-6.7b")
+    a = step_time(m, Layout(dp=64, tp=1, pp=1, dp_overlap=1.0), DGX)
+    b = step_time(m, Layout(dp=64, tp=1, pp=1, dp_overlap=1.0, param_gather_overlap=True), DGX)
+    assert a == b
+
+
+# --- uneven pipeline stages ---------------------------------------------------------------
+
+def test_uneven_stages_llama3_405b():
+    """Dubey et al. (2024), sec. 3.3.2: 126 layers on 16 stages, the fullest holds 8."""
+    m = ModelConfig(126, 16384, 128, 8192, 128256, 2048)
+    with pytest.raises(ValueError, match="uneven_stages"):
+        stage_layers(m, Layout(dp=64, tp=8, pp=16))
+    assert stage_layers(m, Layout(dp=64, tp=8, pp=16, uneven_stages=True)) == 8
+    assert stage_layers(m, Layout(dp=16, tp=8, pp=16, chunks=2, uneven_stages=True)) == 8   # ceil(126/32)=4 x 2
+
+
+def test_uneven_stages_cost_the_fullest_stage():
+    m = replace(GPT, layers=94)      # 94 layers on 8 stages: the fullest has 12, the mean 11.75
+    even = step_time(GPT, Layout(dp=16, tp=8, pp=8), DGX)
+    uneven = step_time(m, Layout(dp=16, tp=8, pp=8, uneven_stages=True), DGX)
+    assert math.isclose(uneven.tp_comm, even.tp_comm, rel_tol=1e-12)      # 12 layers' worth each
+    # the 94-layer model runs as slowly as the 96-layer one: its fullest stage has 12 layers too
+    assert math.isclose(uneven.compute, even.compute, rel_tol=1e-3)
+
+
+# --- the GEMM model -------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 20000), st.integers(1, 20000), st.sampled_from([80, 108, 132, 148]))
+def test_quantisation_is_a_fraction(m, n, sms):
+    q = G.gemm_quantisation(m, n, sms)
+    assert 0 < q <= 1
+
+
+@pytest.mark.parametrize("sms", [108, 132])
+def test_quantisation_is_one_for_whole_waves_of_whole_tiles(sms):
+    # sms tiles of 128 x 256: one full wave
+    assert G.gemm_quantisation(128 * sms, 256, sms) == 1.0
+    assert G.gemm_quantisation(128, 256 * 2 * sms, sms) == 1.0
+
+
+def test_gemm_ceiling_is_the_measured_mamf():
+    """Bekman's MAMF table: 86.9 % (A100), 80.3 % (H100), 77.6 % (B200) of the dense peak."""
+    for gpu, pct in (("A100", 86.9), ("H100", 80.3), ("B200", 77.6)):
+        name, peak = G.CEILING[gpu]
+        assert round(100 * measurements.get(name).value / peak, 1) == pct
+        # a shape that fills whole waves reaches the ceiling
+        sms = G.SMS[gpu]
+        assert math.isclose(G.gemm_efficiency(128 * sms, 256, 4096, gpu), measurements.get(name).value / peak)
+
+
+def test_gemm_rejects_unknown_gpu_and_bad_shape():
+    with pytest.raises(ValueError, match="gpu"):
+        G.gemm_efficiency(1, 1, 1, "K80")
+    with pytest.raises(ValueError, match="m="):
+        G.gemm_efficiency(0, 1, 1, "H100")
+
+
+# --- presets --------------------------------------------------------------------------------
+
+def test_machine_comm_efficiency_is_measured_busbw():
+    assert math.isclose(M.machine("dgx-a100").comm_efficiency, 234.89 / 300)
+    assert math.isclose(M.machine("dgx-h100").comm_efficiency, 367.2 / 450)
+
+
+def test_machine_rejects_unknown_names_and_overrides():
+    with pytest.raises(ValueError, match="machine"):
+        M.machine("dgx-x100")
+    with pytest.raises(ValueError, match="overrides"):
+        M.machine("dgx-h100", peak=1.0)
+
+
+def test_stacks_switch_what_they_say():
+    core = M.stack("megatron-core-2024").layout(dp=8, tp=8, pp=1)
+    assert core.flash_attention and core.param_gather_overlap and core.zero_stage == 1 and core.grad_bytes == 4
+    old = M.stack("megatron-lm-2021").layout(dp=8, tp=8, pp=1)
+    assert not old.flash_attention and old.recompute == "full" and not old.sequence_parallel
+    assert M.stack("megatron-lm-2021").layout(dp=8, tp=8, pp=1, recompute="none").recompute == "none"
+
+
+def test_fp8_needs_an_fp8_peak_and_speeds_the_linear_layers():
+    lay = Layout(dp=16, tp=8, pp=8, fp8=True, flash_attention=True)
+    with pytest.raises(ValueError, match="peak_flops_fp8"):
+        step_time(GPT, lay, DGX)
+    c8 = replace(DGX, peak_flops_fp8=2 * DGX.peak_flops)
+    p16 = compute_parts(GPT, replace(lay, fp8=False), c8)
+    p8 = compute_parts(GPT, lay, c8)
+    assert math.isclose(p8["linear"], p16["linear"] / 2, rel_tol=1e-12)
+    assert p8["attention"] == p16["attention"] and p8["logits"] == p16["logits"]
