@@ -86,7 +86,8 @@ class Cluster:
         for n in ("gemm_efficiency", "comm_efficiency"):
             object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
         if self.peak_flops_fp8 is not None:
-            object.__setattr__(self, "peak_flops_fp8", float(as_positive("peak_flops_fp8", self.peak_flops_fp8, "FLOP/s")))
+            fp8 = float(as_positive("peak_flops_fp8", self.peak_flops_fp8, "FLOP/s"))
+            object.__setattr__(self, "peak_flops_fp8", fp8)
         if self.gemm_gpu is not None:
             from .gemm import CEILING
 

@@ -148,8 +148,12 @@ def layer_gemms(model, layout):
     --------
     >>> from interconnect import catalog
     >>> from interconnect.parallel import Layout
-    >>> [g[:2] + g[2:] for g in layer_gemms(catalog.models.get("gpt3-175b"), Layout(dp=1, tp=8, pp=1))]
-    [('qkv', 2048, 4608, 12288), ('proj', 2048, 12288, 1536), ('mlp_up', 2048, 6144, 12288), ('mlp_down', 2048, 12288, 6144)]
+    >>> for g in layer_gemms(catalog.models.get("gpt3-175b"), Layout(dp=1, tp=8, pp=1)):
+    ...     print(g)
+    ('qkv', 2048, 4608, 12288)
+    ('proj', 2048, 12288, 1536)
+    ('mlp_up', 2048, 6144, 12288)
+    ('mlp_down', 2048, 12288, 6144)
     """
     h, a, t = model.hidden, model.heads, layout.tp
     kv = getattr(model, "kv_heads", None) or a
