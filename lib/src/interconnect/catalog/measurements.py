@@ -99,7 +99,7 @@ class Measurement:
 
 BEKMAN = "bekman_mlengineering (S. Bekman, Machine Learning Engineering Open Book, network/README.md)"
 MAMF = ("bekman_mamf (S. Bekman, Machine Learning Engineering Open Book, compute/accelerator/README.md, "
-        "'Maximum Achievable Matmul FLOPS comparison table', mamf-finder.py: BF16 torch.matmul, no sparsity, "
+        "'Maximum Achievable Matmul FLOPS comparison table', mamf-finder.py: BF16 or FP8 torch.matmul, no sparsity, "
         "best of a brute-force search over shapes)")
 TFLOPS = 1e12
 
@@ -168,6 +168,27 @@ _ENTRIES = (
     Measurement("mi355x-bf16-mamf", 1565.0 * TFLOPS, "FLOP/s", "n/a",
                 "BF16 matmul, best shape 12288x8192x8192 (68.0 % of 2,300 TFLOP/s)",
                 "MI355X, torch 2.8.0+rocm7.0.2", "mamf-finder.py", MAMF, 2025),
+    Measurement("h100-sxm-fp8-mamf", 1402.6 * TFLOPS, "FLOP/s", "n/a",
+                "FP8 (e4m3) matmul, best shape 1024x9216x14336 (70.9 % of 1,979 TFLOP/s)",
+                "H100 SXM, torch 2.7.0+cu126", "mamf-finder.py", MAMF, 2025),
+    Measurement("h200-sxm-fp8-mamf", 1453.4 * TFLOPS, "FLOP/s", "n/a",
+                "FP8 (e4m3) matmul, best shape 1280x4096x12032 (73.4 % of 1,979 TFLOP/s)",
+                "H200 SXM, torch 2.7.1+cu128", "mamf-finder.py", MAMF, 2025),
+    Measurement("b200-sxm-fp8-mamf", 3432.5 * TFLOPS, "FLOP/s", "n/a",
+                "FP8 (e4m3) matmul, best shape 15360x4096x3072 (76.3 % of 4,500 TFLOP/s)",
+                "B200 SXM, torch 2.7.1+cu128", "mamf-finder.py", MAMF, 2025),
+    Measurement("gb200-fp8-mamf", 3615.6 * TFLOPS, "FLOP/s", "n/a",
+                "FP8 (e4m3) matmul, best shape 19456x5120x1536 (72.3 % of 5,000 TFLOP/s)",
+                "GB200, torch 2.10.0.dev+cu130", "mamf-finder.py", MAMF, 2025),
+    # --- fused attention -----------------------------------------------------------------
+    Measurement("h100-flashattention3-fwd", 661 * TFLOPS, "FLOP/s", "n/a",
+                "FlashAttention-3 forward, BF16, batch 4, sequence 8,448, 16 heads of 128 (ablation table)",
+                "H100 80GB SXM5", "FlashAttention-3 benchmark",
+                "shah2024flashattention3 (Shah et al. 2024, FlashAttention-3, sec. 4.3, pipelining ablation table)", 2024),
+    Measurement("a100-flashattention2-fwdbwd", 230 * TFLOPS, "FLOP/s", "n/a",
+                "FlashAttention-2, forward + backward, up to 230 TFLOP/s (73 % of 312)", "A100 80GB SXM4",
+                "FlashAttention-2 benchmark", "dao2023flashattention2 (Dao 2023, FlashAttention-2, abstract and sec. 4.1)",
+                2023),
     # --- training runs ---------------------------------------------------------------
     Measurement("titanrtx-gpt2-ddp-nvlink-time", 101.9003, "s", "n/a",
                 "GPT-2 run_clm training with DDP, NVLink bridge (train_runtime)",

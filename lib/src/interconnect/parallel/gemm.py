@@ -33,7 +33,7 @@ import math
 
 from .._validate import as_count, choice
 
-__all__ = ["SMS", "CEILING", "TILE", "gemm_quantisation", "gemm_efficiency", "layer_gemms", "layer_gemm_efficiency"]
+__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "gemm_quantisation", "gemm_efficiency", "layer_gemms", "layer_gemm_efficiency"]
 
 #: Streaming multiprocessors (NVIDIA) or compute units (AMD) per GPU, from the
 #: architecture whitepapers: A100 108 (NVIDIA A100 whitepaper, 2020), H100 SXM5 132 and
@@ -51,6 +51,10 @@ CEILING = {"A100": ("a100-sxm-bf16-mamf", 312e12), "A100-40GB": ("a100-sxm-bf16-
            "B200": ("b200-sxm-bf16-mamf", 2250e12), "GB200": ("gb200-bf16-mamf", 2500e12),
            "MI300X": ("mi300x-bf16-mamf", 1307.4e12), "MI325X": ("mi325x-bf16-mamf", 1307.4e12),
            "MI355X": ("mi355x-bf16-mamf", 2300e12)}
+
+#: Measured FP8 ceiling: MAMF entry and the dense FP8 peak it is a fraction of, FLOP/s.
+CEILING_FP8 = {"H100": ("h100-sxm-fp8-mamf", 1978.9e12), "H200": ("h200-sxm-fp8-mamf", 1978.9e12),
+               "B200": ("b200-sxm-fp8-mamf", 4500e12), "GB200": ("gb200-fp8-mamf", 5000e12)}
 
 #: Output tile of a 16-bit GEMM, (T_m, T_n) elements: cuBLAS's largest (NVIDIA's guide).
 TILE = (128, 256)
@@ -98,8 +102,8 @@ def gemm_quantisation(m, n, sms, tile=TILE):
     return m * n / (waves * sms * tm * tn)
 
 
-def gemm_efficiency(m, n, k, gpu="H100"):
-    """Fraction of the dense 16-bit peak a BF16 GEMM ``[m, k] x [k, n]`` reaches on ``gpu``.
+def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
+    """Fraction of the dense peak a GEMM ``[m, k] x [k, n]`` reaches on ``gpu``.
 
     ``ceiling x gemm_quantisation(m, n)``: the measured MAMF fraction (:data:`CEILING`) times
     the tile and wave quantisation of the output on the GPU's :data:`SMS`. ``k`` does not
@@ -113,6 +117,9 @@ def gemm_efficiency(m, n, k, gpu="H100"):
     gpu : str or GPU
         A GPU of :data:`CEILING` (``"A100"``, ``"H100"``, ``"H200"``, ``"B200"``, ``"GB200"``,
         ``"MI300X"``, ``"MI325X"``, ``"MI355X"``).
+    dtype : {"bf16", "fp8"}
+        ``"fp8"``: a fraction of the dense FP8 peak, with the FP8 ceiling (:data:`CEILING_FP8`;
+        H100, H200, B200, GB200) and the same tile.
 
     Returns
     -------
@@ -129,7 +136,10 @@ def gemm_efficiency(m, n, k, gpu="H100"):
 
     as_count("k", k)
     key = _gpu_key(gpu)
-    name, peak = CEILING[key]
+    dtype = choice("dtype", dtype, ["bf16", "fp8"])
+    if dtype == "fp8" and key not in CEILING_FP8:
+        raise ValueError(f"gpu={key!r} has no FP8 ceiling; allowed with dtype='fp8': {', '.join(CEILING_FP8)}")
+    name, peak = (CEILING_FP8 if dtype == "fp8" else CEILING)[key]
     ceiling = measurements.get(name).value / peak
     return ceiling * gemm_quantisation(m, n, SMS[key])
 
@@ -165,7 +175,7 @@ def layer_gemms(model, layout):
             ("mlp_up", T, g * f // t, h), ("mlp_down", T, h, f // t)]
 
 
-def layer_gemm_efficiency(model, layout, gpu):
+def layer_gemm_efficiency(model, layout, gpu, dtype="bf16"):
     """FLOP-weighted efficiency of a layer's linear GEMMs (:func:`layer_gemms`) on ``gpu``:
     ``sum(F_i) / sum(F_i / e_i)``, so that the layer's GEMM time is ``sum(F_i) / (peak * e)``.
 
@@ -179,5 +189,5 @@ def layer_gemm_efficiency(model, layout, gpu):
     >>> round(layer_gemm_efficiency(gpt, Layout(dp=1, tp=8, pp=1), "A100"), 3)
     0.773
     """
-    work = [(2.0 * m * n * k, gemm_efficiency(m, n, k, gpu)) for _, m, n, k in layer_gemms(model, layout)]
+    work = [(2.0 * m * n * k, gemm_efficiency(m, n, k, gpu, dtype)) for _, m, n, k in layer_gemms(model, layout)]
     return sum(f for f, _ in work) / sum(f / e for f, e in work)

@@ -12,9 +12,9 @@ Two catalogs the step-time model (:func:`~interconnect.parallel.step_time`) is r
     same generation (:mod:`interconnect.catalog.measurements`): 234.89 / 300 on 8 A100,
     367.2 / 450 on 8 H200. No NVLink 5 measurement is in the catalog yet, so Blackwell
     machines use the Hopper fraction (said in their ``source``);
-  - attention: FlashAttention-2's measured forward + backward throughput (Dao 2023, Fig. 4:
-    up to 72 % of the A100 peak; the model takes the head-dimension-128 figure at 2K-16K
-    tokens) where the layout uses fused attention.
+  - attention: the measured fused-attention throughput of the generation
+    (:func:`attention_efficiency_of`: FlashAttention-2 on A100, FlashAttention-3 on H100);
+  - FP8 GEMMs: the measured FP8 matmul ceiling (:mod:`interconnect.parallel.gemm`).
 
 * :data:`STACKS` and :func:`stack` say which mechanisms a training framework of a given year
   switches on (FlashAttention, sequence parallelism, overlap of TP communication, of the
@@ -43,7 +43,7 @@ from .cluster import Cluster
 from .layout import Layout
 
 __all__ = ["Machine", "MACHINES", "machine", "machine_names", "comm_efficiency_of", "SoftwareStack", "STACKS",
-           "stack", "stack_names"]
+           "stack", "stack_names", "attention_efficiency_of"]
 
 #: nccl-tests ring AllReduce busbw measurement per NVLink generation (catalog name, link name).
 _NVLINK_BUSBW = {"nvlink3": ("a100-nvlink3-allreduce-busbw", "nvlink3"),
@@ -66,11 +66,29 @@ def comm_efficiency_of(nvlink):
     return measurements.get(name).value / get_link(link).bandwidth
 
 
-#: FlashAttention-2 forward + backward on A100, head dimension 128, 2K-16K tokens, causal:
-#: about 190 TFLOP/s of 312 (Dao 2023, Fig. 4 c-d), taken as the fraction of the peak any
-#: GPU's fused attention reaches (FlashAttention-3 reaches a similar fraction of H100;
-#: Shah et al. 2024).
-ATTENTION_EFFICIENCY = 0.6
+#: Fused-attention throughput as a fraction of the dense BF16 peak, per GPU generation, from
+#: the catalog's measurements: FlashAttention-2 forward + backward on A100, 230 of 312 TFLOP/s
+#: (Dao 2023); FlashAttention-3 forward on H100, 661 of 989.4 TFLOP/s at sequence 8,448 (Shah et al.
+#: 2024; its backward is taken to run at the same fraction, an assumption). Blackwell: no
+#: measurement in the catalog, the Hopper fraction is used.
+_ATTENTION = {"A100": ("a100-flashattention2-fwdbwd", 312e12), "H100": ("h100-flashattention3-fwd", 989.4e12),
+              "H200": ("h100-flashattention3-fwd", 989.4e12), "B200": ("h100-flashattention3-fwd", 989.4e12),
+              "GB200": ("h100-flashattention3-fwd", 989.4e12)}
+
+
+def attention_efficiency_of(gpu):
+    """Measured fused-attention throughput over the dense BF16 peak for a GPU.
+
+    Examples
+    --------
+    >>> round(attention_efficiency_of("A100"), 3), round(attention_efficiency_of("H100"), 3)
+    (0.737, 0.668)
+    """
+    from ..catalog import measurements
+
+    name, peak = lookup(gpu, {k.lower(): v for k, v in _ATTENTION.items()}, "gpu", "H100",
+                        "allowed: " + ", ".join(_ATTENTION))
+    return measurements.get(name).value / peak
 
 
 @dataclass(frozen=True)
@@ -107,7 +125,7 @@ class Machine:
         kw.update({k: v for k, v in overrides.items() if k in ("gemm_efficiency", "comm_efficiency")})
         base = Cluster.from_links(g, self.nvlink, self.nic, gpus_per_node=self.gpus_per_domain, **kw)
         fp8 = getattr(g, "peak_flops_fp8", None)
-        extra = dict(peak_flops_fp8=fp8, attention_efficiency=ATTENTION_EFFICIENCY, gemm_gpu=self.gpu)
+        extra = dict(peak_flops_fp8=fp8, attention_efficiency=attention_efficiency_of(self.gpu), gemm_gpu=self.gpu)
         extra.update({k: v for k, v in overrides.items() if k in extra})
         unknown = set(overrides) - {"gemm_efficiency", "comm_efficiency"} - set(extra)
         if unknown:

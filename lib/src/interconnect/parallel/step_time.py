@@ -301,7 +301,12 @@ def compute_parts(model, layout, cluster):
         if cluster.peak_flops_fp8 is None:
             raise ValueError("layout.fp8=True needs a cluster with peak_flops_fp8; allowed: a Cluster whose GPU "
                              "has an FP8 peak (e.g. Cluster.from_links('H100', ...))")
-        fp8_eff = cluster.fp8_gemm_efficiency or shape_eff
+        if cluster.fp8_gemm_efficiency is not None:
+            fp8_eff = cluster.fp8_gemm_efficiency
+        elif cluster.gemm_gpu is not None:
+            fp8_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu, dtype="fp8")
+        else:
+            fp8_eff = shape_eff
         lin_rate = cluster.peak_flops_fp8 * fp8_eff
     else:
         lin_rate = cluster.peak_flops * shape_eff
