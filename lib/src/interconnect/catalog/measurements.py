@@ -184,11 +184,12 @@ _ENTRIES = (
     Measurement("h100-flashattention3-fwd", 661 * TFLOPS, "FLOP/s", "n/a",
                 "FlashAttention-3 forward, BF16, batch 4, sequence 8,448, 16 heads of 128 (ablation table)",
                 "H100 80GB SXM5", "FlashAttention-3 benchmark",
-                "shah2024flashattention3 (Shah et al. 2024, FlashAttention-3, sec. 4.3, pipelining ablation table)", 2024),
+                "shah2024flashattention3 (Shah et al. 2024, FlashAttention-3, sec. 4.3, pipelining ablation "
+                "table)", 2024),
     Measurement("a100-flashattention2-fwdbwd", 230 * TFLOPS, "FLOP/s", "n/a",
                 "FlashAttention-2, forward + backward, up to 230 TFLOP/s (73 % of 312)", "A100 80GB SXM4",
-                "FlashAttention-2 benchmark", "dao2023flashattention2 (Dao 2023, FlashAttention-2, abstract and sec. 4.1)",
-                2023),
+                "FlashAttention-2 benchmark",
+                "dao2023flashattention2 (Dao 2023, FlashAttention-2, abstract and sec. 4.1)", 2023),
     # --- training runs ---------------------------------------------------------------
     Measurement("titanrtx-gpt2-ddp-nvlink-time", 101.9003, "s", "n/a",
                 "GPT-2 run_clm training with DDP, NVLink bridge (train_runtime)",

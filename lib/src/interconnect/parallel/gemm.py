@@ -33,7 +33,8 @@ import math
 
 from .._validate import as_count, choice
 
-__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "gemm_quantisation", "gemm_efficiency", "layer_gemms", "layer_gemm_efficiency"]
+__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "gemm_quantisation", "gemm_efficiency", "layer_gemms",
+           "layer_gemm_efficiency"]
 
 #: Streaming multiprocessors (NVIDIA) or compute units (AMD) per GPU, from the
 #: architecture whitepapers: A100 108 (NVIDIA A100 whitepaper, 2020), H100 SXM5 132 and
