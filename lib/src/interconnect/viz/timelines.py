@@ -231,7 +231,12 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
             handles.append(Patch(facecolor=KIND_COLOURS["W"], hatch="...", edgecolor="white",
                                  label="weight gradient (W)"))
         if v > 1:
-            handles.append(Patch(facecolor=KIND_COLOURS["F"], alpha=0.55, label="lighter: later chunk"))
+            visits = {}
+            for t in tasks:
+                visits.setdefault((t.stage, t.microbatch), set()).add(t.chunk)
+            two_way = all(len(c) == 1 for c in visits.values())   # DualPipe: a chunk per direction
+            handles.append(Patch(facecolor=KIND_COLOURS["F"], alpha=0.55,
+                                 label="lighter: enters at the last stage" if two_way else "lighter: later chunk"))
     else:
         handles = [Patch(facecolor="0.5", label="forward (F)"),
                    Patch(facecolor="0.5", hatch="///", edgecolor="white", label="backward (B)")]
