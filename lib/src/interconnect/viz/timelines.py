@@ -132,12 +132,22 @@ def plot_link_load(g, result, ax=None, top=16):
     return ax
 
 
-def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass", until=None):
+#: Colours of the pass kinds when a Gantt chart is coloured by kind (Okabe-Ito, colour-blind safe).
+KIND_COLOURS = {"F": PALETTE[0], "B": PALETTE[1], "W": PALETTE[2]}
+_HATCH = {"F": None, "B": "///", "W": "..."}
+
+
+def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass", until=None, color_by="auto"):
     """Draw a schedule as a Gantt chart: stages as rows, time across.
 
-    Forward passes are solid, backward passes hatched, both coloured by microbatch
-    (``interconnect.PALETTE``, cycling); with several chunks, later chunks are
-    drawn lighter. Each bar is labelled with its microbatch number where it fits.
+    Forward passes are solid, backward passes hatched, weight-gradient passes (``"W"``,
+    the split schedules only) dotted. By default bars are coloured by microbatch
+    (``interconnect.PALETTE``, cycling); a schedule with ``"W"`` tasks is coloured by
+    kind instead (forward blue, backward orange, weight gradient green), as its papers
+    draw it. With several chunks, later chunks are drawn lighter (for DualPipe: the
+    microbatches that enter at the last stage). An overlapped pair of tasks on one stage
+    (DualPipe's F&B) is drawn as two half-height bars in one black frame. Each bar is
+    labelled with its microbatch number where it fits.
 
     Parameters
     ----------
@@ -151,12 +161,15 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
         Unit of the time axis, shown in its label.
     until : float, optional
         Draw only what has happened by this time (bars cut at ``until``).
+    color_by : {"auto", "microbatch", "kind"}
+        Colour the bars by microbatch or by kind of pass; ``"auto"`` colours by kind when
+        there are ``"W"`` tasks.
 
     Returns
     -------
     matplotlib Axes
-        The bars are ``ax.patches`` in the order of ``tasks``, followed by the two legend
-        proxies' handles in the legend.
+        The bars are ``ax.patches`` in the order of ``tasks`` (then one frame per
+        overlapped pair), followed by the legend proxies' handles in the legend.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
@@ -164,23 +177,43 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
     from ..pipeline import _check_tasks
 
     tasks = _check_tasks(tasks)
+    if color_by not in ("auto", "microbatch", "kind"):
+        raise ValueError(f"color_by={color_by!r} is unknown; allowed: auto, microbatch, kind")
+    has_w = any(t.kind == "W" for t in tasks)
+    by_kind = color_by == "kind" or (color_by == "auto" and has_w)
     if ax is None:
         _, ax = plt.subplots(figsize=(8.0, 3.2))
     p = max(t.stage for t in tasks) + 1
     m = max(t.microbatch for t in tasks) + 1
     v = max(t.chunk for t in tasks) + 1
     span = max(t.end for t in tasks)
-    for t in tasks:
+    slots = {}
+    for i, t in enumerate(tasks):
+        slots.setdefault((t.stage, t.start, t.end), []).append(i)
+    pairs = [ix for ix in slots.values() if len(ix) > 1]
+    half = {i: k for ix in pairs for k, i in enumerate(ix)}
+    for i, t in enumerate(tasks):
         stop = t.end if until is None else min(t.end, until)
         width = max(0.0, stop - t.start)
-        colour = PALETTE[t.microbatch % len(PALETTE)]
+        colour = KIND_COLOURS.get(t.kind, PALETTE[7]) if by_kind else PALETTE[t.microbatch % len(PALETTE)]
         alpha = 1.0 - 0.45 * t.chunk / max(1, v - 1) if v > 1 else 1.0
-        rect = Rectangle((t.start, t.stage - 0.4), width, 0.8, facecolor=colour, alpha=alpha,
-                         edgecolor="white", linewidth=0.6, hatch="///" if t.kind == "B" else None)
+        y, h = t.stage - 0.4, 0.8
+        if i in half:
+            y, h = t.stage - 0.4 + 0.4 * half[i], 0.4
+        rect = Rectangle((t.start, y), width, h, facecolor=colour, alpha=alpha,
+                         edgecolor="white", linewidth=0.6, hatch=_HATCH.get(t.kind) if has_w else
+                         ("///" if t.kind == "B" else None))
         ax.add_patch(rect)
         if width >= 0.6 * t.duration and t.duration >= span / 60:
-            ax.text(t.start + t.duration / 2, t.stage, str(t.microbatch), ha="center", va="center",
-                    fontsize=7, color="black" if t.microbatch % len(PALETTE) in (1, 5, 6) else "white")
+            dark = PALETTE.index(colour) in (1, 5, 6) if colour in PALETTE else False
+            ax.text(t.start + t.duration / 2, y + h / 2 if i in half else t.stage, str(t.microbatch),
+                    ha="center", va="center", fontsize=7, color="black" if dark else "white")
+    for ix in pairs:
+        t = tasks[ix[0]]
+        stop = t.end if until is None else min(t.end, until)
+        if stop > t.start:
+            ax.add_patch(Rectangle((t.start, t.stage - 0.4), stop - t.start, 0.8, facecolor="none",
+                                   edgecolor="black", linewidth=1.0))
     ax.set_xlim(0, span * 1.01)
     ax.set_ylim(p - 0.5, -0.5)
     ax.set_yticks(range(p))
@@ -191,7 +224,25 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
     if title is None:
         title = f"{p} stages, {m} microbatches" + (f", {v} chunks per stage" if v > 1 else "")
     ax.set_title(title)
-    ax.legend(handles=[Patch(facecolor="0.5", label="forward (F)"),
-                       Patch(facecolor="0.5", hatch="///", edgecolor="white", label="backward (B)")],
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, ncol=1, frameon=False)
+    if by_kind:
+        handles = [Patch(facecolor=KIND_COLOURS["F"], label="forward (F)"),
+                   Patch(facecolor=KIND_COLOURS["B"], hatch="///", edgecolor="white", label="backward (B)")]
+        if has_w:
+            handles.append(Patch(facecolor=KIND_COLOURS["W"], hatch="...", edgecolor="white",
+                                 label="weight gradient (W)"))
+        if v > 1:
+            visits = {}
+            for t in tasks:
+                visits.setdefault((t.stage, t.microbatch), set()).add(t.chunk)
+            two_way = all(len(c) == 1 for c in visits.values())   # DualPipe: a chunk per direction
+            handles.append(Patch(facecolor=KIND_COLOURS["F"], alpha=0.55,
+                                 label="lighter: enters at the last stage" if two_way else "lighter: later chunk"))
+    else:
+        handles = [Patch(facecolor="0.5", label="forward (F)"),
+                   Patch(facecolor="0.5", hatch="///", edgecolor="white", label="backward (B)")]
+        if has_w:
+            handles.append(Patch(facecolor="0.5", hatch="...", edgecolor="white", label="weight gradient (W)"))
+    if pairs:
+        handles.append(Patch(facecolor="none", edgecolor="black", label="F and B overlapped"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, ncol=1, frameon=False)
     return ax
