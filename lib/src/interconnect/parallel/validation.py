@@ -8,6 +8,7 @@ D. Narayanan et al. (2021), SC21 (arXiv:2104.04473), Table 1.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,8 @@ from .layout import Layout
 from .step_time import step_time
 from .transformer import ModelConfig
 
-__all__ = ["ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row", "calibrate", "validation_table"]
+__all__ = ["ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row", "calibrate", "validation_table",
+           "validation_rows_2024", "bottom_up_table"]
 
 
 @dataclass(frozen=True)
@@ -32,9 +34,15 @@ class ValidationRow:
         Configuration label.
     model : ModelConfig
     layout : Layout
-    quantity : {"iteration_s", "tflops_per_gpu"}
-        What the paper printed: seconds per iteration or hardware TFLOP/s per GPU.
+    quantity : {"iteration_s", "tflops_per_gpu", "model_tflops_per_gpu"}
+        What the source printed: seconds per iteration, hardware TFLOP/s per GPU, or model
+        TFLOP/s per GPU (no recomputation counted; Megatron-Core's and NeMo's logs).
     measured : float
+    machine : str, optional
+        A preset of :func:`interconnect.parallel.machines.machine` the row ran on; None for the
+        2021-22 DGX A100 rows, which :func:`validation_table` prices on the cluster it is given.
+    assumptions : str
+        What the source does not state and the row assumes.
     """
 
     source: str
@@ -43,6 +51,8 @@ class ValidationRow:
     layout: Layout
     quantity: str
     measured: float
+    machine: str | None = None
+    assumptions: str = ""
 
 
 def _korthikanti_rows():
@@ -99,10 +109,18 @@ def validation_layout(row):
     return row.layout
 
 
-def predict_row(row, cluster):
-    """The model's prediction of ``row.quantity`` for a :class:`ValidationRow` on ``cluster``."""
+def predict_row(row, cluster=None):
+    """The model's prediction of ``row.quantity`` for a :class:`ValidationRow` on ``cluster``
+    (default: the row's own ``machine`` preset)."""
+    if cluster is None:
+        if row.machine is None:
+            raise ValueError(f"cluster=None for row {row.name!r}, which names no machine; pass a Cluster")
+        from .machines import machine
+
+        cluster = machine(row.machine)
     st = step_time(row.model, row.layout, cluster)
-    return st.total if row.quantity == "iteration_s" else st.tflops_per_gpu
+    return {"iteration_s": st.total, "tflops_per_gpu": st.tflops_per_gpu,
+            "model_tflops_per_gpu": st.model_tflops_per_gpu}[row.quantity]
 
 
 def _log_errors(rows, g, c):
@@ -141,12 +159,88 @@ def calibrate(rows=None):
 
 
 def validation_table(cluster=None, rows=None):
-    """Rows of (source, name, quantity, measured, predicted, error %) for the validation set."""
+    """Rows of (source, name, quantity, measured, predicted, error %) for the validation set.
+
+    Rows that name a ``machine`` run on that preset; the others on ``cluster`` (default the
+    calibrated :meth:`Cluster.dgx_a100`)."""
     cluster = Cluster.dgx_a100() if cluster is None else cluster
     rows = VALIDATION_ROWS if rows is None else rows
     out = []
     for r in rows:
-        pred = predict_row(r, cluster)
+        pred = predict_row(r, None if r.machine is not None else cluster)
         out.append({"source": r.source, "name": r.name, "quantity": r.quantity, "measured": r.measured,
                     "predicted": pred, "error_pct": 100.0 * (pred / r.measured - 1.0)})
     return out
+
+
+def _megatron_core_readme_rows():
+    # NVIDIA Megatron-LM README, "Training Speed and Scalability", weak-scaling table
+    # (images/model_table.png, Megatron-Core r0.8.0, commit f2e5db40, 2024): GPT models, s = 4096,
+    # V = 131,072, DP = 48, H100; --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap.
+    # (billions, heads, hidden, layers, t, p, GPUs, batch, model TFLOP/s per GPU)
+    from .machines import stack
+
+    cfg = [(1.7, 16, 2048, 24, 1, 1, 48, 192, 408.8), (7.1, 32, 4096, 30, 2, 1, 96, 192, 465.9),
+           (16, 48, 6144, 32, 4, 1, 192, 192, 489.1), (32, 56, 7168, 48, 8, 1, 384, 192, 459.6),
+           (70, 64, 8192, 84, 8, 2, 768, 384, 419.7), (119, 80, 10240, 92, 8, 4, 1536, 768, 420.5),
+           (177, 96, 12288, 96, 8, 6, 2304, 1152, 432.8), (314, 128, 16384, 96, 8, 8, 3072, 1536, 474.4),
+           (462, 144, 18432, 112, 8, 16, 6144, 3072, 459.9)]
+    core = stack("megatron-core-2024")
+    rows = []
+    for billions, a, h, L, t, p, n, B, tf in cfg:
+        model = ModelConfig(L, h, a, 4096, 131072, B, name=f"GPT {billions:g}B")
+        lay = core.layout(dp=n // (t * p), tp=t, pp=p, microbatch=1)
+        rows.append(ValidationRow("NVIDIA Megatron-LM README (Megatron-Core r0.8.0), weak scaling", f"{billions:g}B "
+                                  f"t={t} p={p} n={n}", model, lay, "model_tflops_per_gpu", tf, "dgx-h100",
+                                  "BF16; microbatch 1 and no interleaving (neither stated); GPT block with a 4h MLP "
+                                  "and no GQA (not stated)"))
+    return rows
+
+
+def _nemo_rows():
+    # NVIDIA NeMo performance summary, NeMo 24.07, DGX-H100, FP8 (docs/source/performance/
+    # performance_summary.md, commit 8e3d65dc, 2024): GPT3-175B on 128 GPUs, TP4 PP8 VP6, GBS 256,
+    # MBS 1, s = 2048: 771 model TFLOP/s per GPU.
+    from dataclasses import replace as _replace
+
+    from ..catalog import models
+    from .machines import stack
+
+    core = stack("megatron-core-2024")
+    gpt = _replace(models.get("gpt3-175b"), global_batch=256)
+    return [ValidationRow("NVIDIA NeMo 24.07 performance summary (DGX-H100, FP8)", "GPT-3 175B t=4 p=8 v=6 n=128",
+                          gpt, core.layout(dp=4, tp=4, pp=8, chunks=6, microbatch=1, fp8=True),
+                          "model_tflops_per_gpu", 771.0, "dgx-h100",
+                          "recomputation off and every overlap on (the NeMo recipe's defaults, not printed)")]
+
+
+@functools.cache
+def validation_rows_2024():
+    """Published training runs of 2024-26 on H100-era machines (a tuple of :class:`ValidationRow`),
+    each priced on its ``machine`` preset with component-measured efficiencies (no fitted
+    constant). Built on first use, as the model catalog imports this package.
+
+    Examples
+    --------
+    >>> rows = validation_rows_2024()
+    >>> len(rows) >= 10, {r.machine for r in rows} >= {"dgx-h100"}
+    (True, True)
+    """
+    return tuple(_megatron_core_readme_rows() + _nemo_rows())
+
+
+def bottom_up_table(rows=None):
+    """Every validation row priced bottom-up: the 2021-22 DGX A100 rows on
+    :func:`~interconnect.parallel.machines.machine` ``("dgx-a100")`` (measured GEMM ceiling,
+    quantisation and nccl-tests bus bandwidth, nothing fitted) and the 2024-26 rows on their own
+    machine presets.
+
+    Returns
+    -------
+    list of dict
+        As :func:`validation_table`.
+    """
+    from .machines import machine
+
+    rows = VALIDATION_ROWS + validation_rows_2024() if rows is None else tuple(rows)
+    return validation_table(machine("dgx-a100"), rows)
