@@ -225,12 +225,15 @@ def get_gpu(name):
     >>> try:
     ...     get_gpu("H300")
     ... except ValueError as err:
-    ...     print(err)
-    name='H300' is not a known GPU; close matches: H200, H100, MI300X; allowed: V100, A100-40GB, A100, H100, MI300X, H200, B200, GB200, MI325X, MI355X
+    ...     for part in str(err).split("; "):
+    ...         print(part)
+    name='H300' is not a known GPU
+    close matches: H200, H100, MI300X
+    allowed: V100, A100-40GB, A100, H100, MI300X, H200, B200, GB200, MI325X, MI355X
     """
     if isinstance(name, str) and _key(name) in _BY_KEY:
         return _BY_KEY[_key(name)]
-    close = difflib.get_close_matches(_key(name), list(_BY_KEY), n=3, cutoff=0.6) if isinstance(name, str) else []
+    close = difflib.get_close_matches(_key(name), list(_BY_KEY), n=3) if isinstance(name, str) else []
     maybe = f"close matches: {', '.join(_BY_KEY[k].name for k in close)}; " if close else ""
     raise ValueError(f"name={name!r} is not a known GPU; {maybe}allowed: {', '.join(_GPUS)}")
 
