@@ -119,14 +119,16 @@ KV_TOKEN_7B = 2 * 32 * 32 * 128 * 2          # 524,288 B = 0.5 MiB per token
 
 
 def test_serving_batch_is_free_memory_over_kv_per_sequence():
-    # 8 x 76 GB less 140 GB of BF16 weights, in sequences of 4,096 tokens: 468e9 / 1.342e9 = 348.7
+    # 8 x 76 GB (decimal) less 140 GB of BF16 weights, in sequences of 4,096 tokens: 468e9 / 1.342e9 = 348.7
     assert A.max_batch(8, 76e9, 140e9, KV_TOKEN_70B * 4096) == 348
-    assert A.serve(8, "nvlink4")[0] == 348
-    # t = 2: 12 GB of room, 8 sequences; 16,384-token contexts on 8 GPUs: 87
-    assert A.serve(2, "nvlink4")[0] == 8
-    assert A.serve(8, "nvlink4", context=16384)[0] == 87
+    # the chapter's usable memory is 76 GiB of an 80 GiB H100: (8 x 81.6e9 - 140e9) / 1.342e9 = 382.1
+    assert A.H100_USABLE_MEMORY == 76 * 2**30
+    assert A.serve(8, "nvlink4")[0] == 382
+    # t = 2: 23.2 GB of room, 17 sequences; 16,384-token contexts on 8 GPUs: 95
+    assert A.serve(2, "nvlink4")[0] == 17
+    assert A.serve(8, "nvlink4", context=16384)[0] == 95
     with pytest.raises(ValueError, match="tp=1"):
-        A.serve(1, "nvlink4")           # 140 GB of weights do not fit 76 GB
+        A.serve(1, "nvlink4")           # 140 GB of weights do not fit 76 GiB (81.6 GB)
 
 
 def test_group_fits_weights_plus_kv():

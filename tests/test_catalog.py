@@ -256,7 +256,7 @@ def test_planning_scenario_uses_the_catalog():
     pl = scenarios.planning()
     assert pl.model is models.get("gpt3-175b")
     assert pl.clusters["DGX A100 + HDR"] == Cluster.dgx_a100()
-    assert pl.memory_limit == 76e9
+    assert pl.memory_limit == 76 * 2**30          # 80 GiB GPUs less 4 GiB
 
 
 def test_planning_checker_follows_the_scenario(monkeypatch):
@@ -295,7 +295,7 @@ def test_applications_scenario_uses_the_catalog():
     ndr = links.get_link("ib-ndr")
     assert app.nodes["NVLink nodes, 1 NIC"].inter_bandwidth == ndr.bandwidth / 8
     assert app.nodes["PCIe nodes, 8 NICs"] == Cluster.from_links("H100", "pcie5x16", "ib-ndr")
-    assert app.memory_limit == 76e9 and app.price["p5.48xlarge"] == 55.04
+    assert app.memory_limit == 76 * 2**30 and app.price["p5.48xlarge"] == 55.04
 
 
 def test_applications_checker_follows_the_scenario(monkeypatch):

@@ -53,9 +53,11 @@ def test_decode_explorer_shows_the_decode_model():
     note = _note(ex, model="13B", batch=8)
     assert f"t = 8: NVLink {fmt_time(t_nv)}, pcie5x16 {fmt_time(t_pc)}" in note
     assert f"{8 / t_nv:,.0f} vs {8 / t_pc:,.0f} tokens/s" in note
-    # 70B at batch 128: 140 GB of weights + 128 x 4,096 x 320 KiB = 172 GB of KV cache > 4 x 76 GB
+    # 70B at batch 128: 140 GB of weights + 128 x 4,096 x 320 KiB = 172 GB of KV cache: 312 GB, more than
+    # 2 x 76 GiB (163 GB), less than 4 x 76 GiB (326 GB)
     alt = ex._alt(ex.defaults | {"batch": 128})
-    assert alt.endswith("the model fits at t = 8.")
+    assert alt.endswith("the model fits at t = 4, 8.")
+    assert not A.group_fits(4, 76e9, 140e9, 128 * 4096 * 327_680)       # with 76e9 B it would not fit
     # at batch 1 (1.3 GB of KV cache) two GPUs hold it
     assert ex._alt(ex.defaults | {"batch": 1}).endswith("the model fits at t = 2, 4, 8.")
 

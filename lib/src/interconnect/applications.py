@@ -46,7 +46,7 @@ import numpy as np
 
 from ._validate import as_count, as_nonnegative, as_positive, choice
 from .collectives import collective_time
-from .units import GB
+from .units import GiB
 
 __all__ = ["DecodeStep", "decode_step", "HaloStep", "halo_step", "halo_crossover", "job_cost",
            "LLAMA2", "LLAMA2_HEAD_DIM", "H100_USABLE_MEMORY", "llama2_decode", "max_batch", "group_fits", "serve"]
@@ -309,9 +309,10 @@ LLAMA2 = {"7B": (7e9, 32, 4096, 32), "13B": (13e9, 40, 5120, 40), "70B": (70e9, 
 #: Head dimension of every Llama 2 model (h / heads = 128).
 LLAMA2_HEAD_DIM = 128
 
-#: Memory of one 80 GB H100 the chapter lets weights and KV cache use: 80 GB less 4 GB for the
-#: CUDA context, activations and communication buffers (as in the chapter on planning a cluster).
-H100_USABLE_MEMORY = 76 * GB
+#: Memory of one H100 the chapter lets weights and KV cache use: 80 GiB (the datasheet's "80 GB";
+#: HBM capacity is binary) less 4 GiB for the CUDA context, activations and communication buffers
+#: (as in the chapter on planning a cluster).
+H100_USABLE_MEMORY = 76 * GiB
 
 
 def _link(link):
@@ -387,8 +388,8 @@ def max_batch(tp, memory_per_gpu, weight_bytes, kv_bytes_per_sequence):
 
     Examples
     --------
-    >>> max_batch(8, 76e9, 140e9, 327_680 * 4096)   # Llama 2 70B, 4,096-token contexts
-    348
+    >>> max_batch(8, 76 * 2**30, 140e9, 327_680 * 4096)   # Llama 2 70B, 4,096-token contexts
+    382
     """
     kv = as_positive("kv_bytes_per_sequence", kv_bytes_per_sequence, "bytes")
     return int((as_count("tp", tp) * as_positive("memory_per_gpu", memory_per_gpu, "bytes")
@@ -450,7 +451,7 @@ def serve(tp, link, context=4096, batch=None, model="70B", memory_per_gpu=H100_U
     --------
     >>> b, d = serve(8, "nvlink4")
     >>> b, round(d.tokens_per_second)
-    (348, 12634)
+    (382, 12908)
     """
     from .memory import kv_cache_bytes
 

@@ -30,7 +30,7 @@ from . import links, topology
 from .catalog import models as _models
 from .netsim import effective_bandwidth
 from .parallel import Cluster, Layout, ModelConfig
-from .units import GB
+from .units import GiB
 
 __all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "applications",
            "data_parallel", "operations", "planning", "single_gpu_nodes", "tensor_parallel"]
@@ -157,8 +157,8 @@ class Planning:
         ``"8×A100 PCIe + HDR"``, ``"DGX A100 + HDR"`` and ``"DGX H100 + NDR"``: 8 GPUs per node,
         calibrated efficiencies (:meth:`interconnect.parallel.Cluster.from_links`).
     memory_limit : float
-        76 GB per GPU the planner may use: 80 GB GPUs less 4 GB kept for the CUDA context, NCCL
-        buffers and fragmentation.
+        76 GiB per GPU the planner may use: 80 GiB GPUs (the datasheets' "80 GB"; HBM capacity
+        is binary) less 4 GiB kept for the CUDA context, NCCL buffers and fragmentation.
     """
 
     model: ModelConfig
@@ -174,7 +174,7 @@ def planning():
         "DGX A100 + HDR": Cluster.from_links("A100", "nvlink3", "ib-hdr"),
         "DGX H100 + NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr"),
     }
-    return Planning(model=_models.get("gpt3-175b"), clusters=_frozen(clusters), memory_limit=76 * GB)
+    return Planning(model=_models.get("gpt3-175b"), clusters=_frozen(clusters), memory_limit=76 * GiB)
 
 
 # ------------------------------------------------------------------------ selection and operations
@@ -226,7 +226,7 @@ class Applications:
         8-H100 nodes: ``"NVLink nodes, 8 NICs"``, ``"PCIe nodes, 8 NICs"`` (NDR, one NIC per GPU)
         and ``"NVLink nodes, 1 NIC"`` (one NDR NIC shared by the node's 8 GPUs: 1/8 of it each).
     memory_limit : float
-        76 GB usable per 80 GB H100 (4 GB for context and buffers, as in the planning chapter).
+        76 GiB usable per 80 GiB H100 (4 GiB for context and buffers, as in the planning chapter).
     price : Mapping[str, float]
         USD per instance-hour, on-demand, us-east-1, Linux, compiled 2025-12-21 (tsaol/aws-gpu,
         from instances.vantage.sh): ``p5.4xlarge`` (1 H100) and ``p5.48xlarge`` (8 H100). Prices
@@ -246,5 +246,5 @@ def applications():
     nodes = {"NVLink nodes, 8 NICs": Cluster.from_links("H100", "nvlink4", ndr),
              "PCIe nodes, 8 NICs": Cluster.from_links("H100", "pcie5x16", ndr),
              "NVLink nodes, 1 NIC": Cluster.from_links("H100", "nvlink4", ndr.bandwidth / 8, inter_latency=ndr.latency)}
-    return Applications(model=_models.get("llama2-70b"), nodes=_frozen(nodes), memory_limit=76 * GB,
+    return Applications(model=_models.get("llama2-70b"), nodes=_frozen(nodes), memory_limit=76 * GiB,
                         price=_frozen({"p5.4xlarge": 6.88, "p5.48xlarge": 55.04}))

@@ -170,7 +170,9 @@ def fmt_bytes(nbytes, binary=True, digits=3):
     '1 GiB'
     >>> fmt_bytes(1e9, binary=False)
     '1 GB'
-    >>> fmt_bytes(80e9)                 # an "80 GB" H100 in binary units
+    >>> fmt_bytes(80 * 2**30)            # an "80 GB" H100: HBM capacity is binary
+    '80 GiB'
+    >>> fmt_bytes(80e9)                 # the same "80 GB" misread as 80e9 bytes
     '74.5 GiB'
     """
     nbytes = float(as_nonnegative("nbytes", nbytes, "bytes"))

@@ -14,7 +14,7 @@ WEIGHTS_70B = 2 * 70e9          # Llama 2 70B in BF16
 # ---- the chapter's state: the scenario its cells use too ---------------------------
 
 def _limit():
-    """The chapter's usable memory per 80 GB H100 (memory_limit)."""
+    """The chapter's usable memory per 80 GiB H100 (memory_limit: 76 GiB)."""
     return scenarios.applications().memory_limit
 
 
@@ -54,7 +54,7 @@ def _llama70():
 # app-ex-kv: KV cache of Llama 2 70B, 16 sequences of 8,192 tokens, and the smallest TP group
 @exercise("app-ex-kv", CHAPTER, parts=("kv_per_token", "kv_total", "min_gpus"),
           doc="KV cache bytes per token and for 16 x 8,192 tokens of Llama 2 70B, and the smallest TP group "
-              "(1, 2, 4 or 8 H100s, 76 GB usable) that holds it with the weights")
+              "(1, 2, 4 or 8 H100s, 76 GiB usable) that holds it with the weights")
 def _app_ex_kv():
     kv1 = M.kv_cache_bytes(80, 8, 128, 1)
     kv = M.kv_cache_bytes(80, 8, 128, 8192, 16)
@@ -152,7 +152,7 @@ def _app_ex_serve():
     b, d = _serve(8, "nvlink4", 16384)
     usd = _price() / (d.tokens_per_second * 3600) * 1e6
     return {"batch": Answer(float(b), "1", rtol=1e-9, generic=(), mistakes={
-                "left out the weights: the KV cache shares the 8 x 76 GB with 140 GB of weights":
+                "left out the weights: the KV cache shares the 8 x 76 GiB with 140 GB of weights":
                     float(int(8 * _limit() // (M.kv_cache_bytes(80, 8, 128, 1) * 16384)))}),
             "tokens_per_s": Answer(d.tokens_per_second, "1", mistakes={
                 "gave the tokens per second of one sequence, not of the whole batch": 1 / d.total}),

@@ -4,7 +4,6 @@ from dataclasses import replace
 
 from .. import devices, memory, parallel, scenarios
 from ..parallel import Cluster
-from ..units import GiB
 from . import Answer, exercise
 
 CHAPTER = "book/parallel/planning"
@@ -13,7 +12,7 @@ CHAPTER = "book/parallel/planning"
 # ---- the chapter's state: the scenario its setup cells use too ----------------------
 
 def _limit():
-    """The chapter's memory limit: 80 GB GPUs less 4 GB for context, buffers, fragmentation."""
+    """The chapter's memory limit: 80 GiB GPUs less 4 GiB for context, buffers, fragmentation."""
     return scenarios.planning().memory_limit
 
 
@@ -28,14 +27,14 @@ def _clusters():
 
 # planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an H100
 @exercise("planning-ex-units", CHAPTER, parts=("memory", "left"),
-          doc="memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an 80 GB H100 (bytes)")
+          doc="memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an 80 GiB H100 (bytes)")
 def _planning_ex_units():
     mem = float(parallel.plan(_gpt3(), _clusters()["h100"], 1024, _limit()).best[2])
     cap = float(devices.get_gpu("H100").memory)
     return {"memory": Answer(mem, "B"),
             "left": Answer(cap - mem, "B", mistakes={
-                "took the H100 as 80 GiB; it holds 80 GB = 74.5 GiB": 80 * GiB - mem,
-                "subtracted from the planner's 76 GB limit, not from the GPU's 80 GB": _limit() - mem})}
+                "took the H100's \"80 GB\" as 80e9 bytes; HBM capacity is binary: 80 GiB": 80e9 - mem,
+                "subtracted from the planner's 76 GiB limit, not from the GPU's 80 GiB": _limit() - mem})}
 
 
 # planning-ex-zero3: DP communication time and memory per GPU for ZeRO 0-3, DGX A100 winner

@@ -5,7 +5,7 @@ from dataclasses import replace
 from .. import collectives as C
 from .. import devices, links, memory, scenarios
 from .. import parallel as P
-from ..units import GB
+from ..units import GiB
 from . import Answer, exercise
 
 CHAPTER = "book/parallel/tensor_parallel"
@@ -87,10 +87,10 @@ def _tp_ex_count():
     }
 
 
-# tp-ex-memory: does GPT-3 175B (t = p = 8, b = 1, selective) fit on 80 GB GPUs with and without SP?
+# tp-ex-memory: does GPT-3 175B (t = p = 8, b = 1, selective) fit on 80 GiB GPUs with and without SP?
 @exercise("tp-ex-memory", CHAPTER, parts=("with_sp", "without_sp", "fits_with_sp", "fits_without_sp"),
           doc="bytes per GPU from layout_memory (model states + first-stage activations) with and without sequence "
-              "parallelism, and whether each fits in 80 GB (yes/no)")
+              "parallelism, and whether each fits in 80 GiB, an \"80 GB\" GPU (yes/no)")
 def _tp_ex_memory():
     gpt3 = _gpt3()
     out = {}
@@ -101,9 +101,10 @@ def _tp_ex_memory():
         out[key] = Answer(mem, "B", mistakes={
             "forgot the model states: gave the activations only": mem - states,
             "forgot the activations: gave the model states only": states})
-        fits = "yes" if mem < 80 * GB else "no"
+        fits = "yes" if mem < 80 * GiB else "no"
         out["fits_" + key] = Answer(fits, choices=("yes", "no"), mistakes={
-            ("no" if fits == "yes" else "yes"): f"layout_memory gives {mem / GB:.1f} GB against the 80 GB of the GPU"})
+            ("no" if fits == "yes" else "yes"):
+                f"layout_memory gives {mem / GiB:.1f} GiB against the 80 GiB of the GPU"})
     return out
 
 
@@ -125,7 +126,7 @@ def _tp_ex_tp16():
             "gave TP time over compute time, not over the whole step": s.tp_comm / s.compute})
         out[f"mfu_t{tp_}"] = Answer(s.mfu, "1", mistakes={
             "used the chapter's DGX A100 cluster, not H100 nodes": s_dgx.mfu})
-    pl = P.plan(gpt3, hgx, 64, 80e9)
+    pl = P.plan(gpt3, hgx, 64, 80 * GiB)
     verdict = "accepted" if any(row[0].tp == 16 for row in pl.ranked) else "rejected"
     out["plan"] = Answer(verdict, choices=("accepted", "rejected"), mistakes={
         ("accepted" if verdict == "rejected" else "rejected"):

@@ -133,7 +133,7 @@ def memory_calculator_explorer(models=None, default_model="GPT-3 175B", gpu_name
             c = g.memory / GiB
             cap.set_ydata([c, c])
             cap_text.set_position((-0.45, min(c, top * 0.9)))
-            cap_text.set_text(f"{g.name}: {g.memory / GB:.0f} GB = {c:.1f} GiB")
+            cap_text.set_text(f"{g.name}: {c:.0f} GiB = {g.memory / GB:.1f} GB")
             head.set_text(f"{model} on {g.name}: dp={dp} tp={tp} pp={pp} b={microbatch}, ZeRO-{zero_stage}, "
                           f"{activations}")
             info.set_text(
@@ -161,7 +161,7 @@ def memory_calculator_explorer(models=None, default_model="GPT-3 175B", gpu_name
                "selective + SP"),
          Param("model", "model", tuple(names), default_model),
          Param("gpu", "GPU", tuple(gpu_names), default_gpu,
-               lambda n: f"{n} {gpus[n].memory / GB:.0f} GB"),
+               lambda n: f"{n} {gpus[n].memory / GiB:.0f} GiB"),
          Param("dp", "data parallel dp", (1, 2, 4, 8, 16, 32, 64), 8),
          Param("tp", "tensor parallel tp", (1, 2, 4, 8), 8),
          Param("pp", "pipeline stages pp", (1, 2, 4, 8, 16), 4),
