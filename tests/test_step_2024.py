@@ -202,3 +202,37 @@ def test_fp8_needs_an_fp8_peak_and_speeds_the_linear_layers():
     p8 = compute_parts(GPT, lay, c8)
     assert math.isclose(p8["linear"], p16["linear"] / 2, rel_tol=1e-12)
     assert p8["attention"] == p16["attention"] and p8["logits"] == p16["logits"]
+
+
+# --- validation rows of 2024-26 ---------------------------------------------------------------
+
+def test_rows_2024_are_priced_on_their_machines():
+    from interconnect.parallel import validation as V
+
+    rows = V.validation_rows_2024()
+    assert len(rows) >= 10 and all(r.machine in M.machine_names() for r in rows)
+    assert {r.quantity for r in rows} == {"model_tflops_per_gpu"}
+    table = V.bottom_up_table()
+    assert len(table) == len(V.VALIDATION_ROWS) + len(rows)
+    for row in table:
+        assert math.isfinite(row["predicted"]) and row["predicted"] > 0
+        assert math.isclose(row["error_pct"], 100 * (row["predicted"] / row["measured"] - 1))
+
+
+def test_predict_row_needs_a_cluster_for_a_row_without_machine():
+    from interconnect.parallel import validation as V
+
+    with pytest.raises(ValueError, match="cluster"):
+        V.predict_row(V.VALIDATION_ROWS[0])
+
+
+def test_megatron_core_row_matches_megatrons_flop_count():
+    """Megatron-LM's num_floating_point_operations for a GPT block (training.py):
+    12 B s l h^2 (2 + s/h + 4 + V/(2 l h)), the model FLOPs the README's TFLOP/s are counted with."""
+    from interconnect.parallel import validation as V
+
+    for r in V.validation_rows_2024()[:9]:
+        m = r.model
+        B, s, L, h, V_ = m.global_batch, m.seq_len, m.layers, m.hidden, m.vocab
+        megatron = 12 * B * s * L * h * h * (2 + s / h + 4 + V_ / (2 * L * h))
+        assert math.isclose(m.model_flops(), megatron, rel_tol=1e-12)
