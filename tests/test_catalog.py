@@ -84,7 +84,7 @@ def test_every_preset_has_a_source_and_a_frozen_model():
     assert len(models.names()) == len(set(models.names())) >= 6
     for p in models.presets():
         assert isinstance(p.model, ModelConfig) and p.model.name
-        assert len(p.source) > 40 and any(w in p.source for w in ("Table", "et al."))
+        assert len(p.source) > 40 and any(w in p.source for w in ("Table", "et al.", "sec."))
         with pytest.raises(dataclasses.FrozenInstanceError):
             p.model.layers = 1
     assert catalog.models is models
