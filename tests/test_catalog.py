@@ -69,7 +69,7 @@ def test_gpt3_175b_batch_is_megatron_recipe():
 def test_llama_class_70b_matches_llama2():
     # Touvron et al. (2023), Llama 2, sec. 2.2 and Table 1: context 4k, 4M-token batches,
     # 32k vocabulary; layers/hidden/heads of the 65B/70B (LLaMA Table 2: 80, 8192, 64)
-    m = models.get("llama2-70b")
+    m = models.get("llama-class-70b")
     assert (m.layers, m.hidden, m.heads, m.seq_len, m.vocab) == (80, 8192, 64, 4096, 32000)
     assert m.global_batch * m.seq_len == pytest.approx(4e6, rel=0.05)
 
@@ -84,7 +84,7 @@ def test_every_preset_has_a_source_and_a_frozen_model():
     assert len(models.names()) == len(set(models.names())) >= 6
     for p in models.presets():
         assert isinstance(p.model, ModelConfig) and p.model.name
-        assert len(p.source) > 40 and any(w in p.source for w in ("Table", "et al."))
+        assert len(p.source) > 40 and any(w in p.source for w in ("Table", "et al.", "sec."))
         with pytest.raises(dataclasses.FrozenInstanceError):
             p.model.layers = 1
     assert catalog.models is models
@@ -291,7 +291,7 @@ def test_operations_checker_follows_the_scenario(monkeypatch):
 
 def test_applications_scenario_uses_the_catalog():
     app = scenarios.applications()
-    assert app.model is models.get("llama2-70b")
+    assert app.model is models.get("llama-class-70b")
     ndr = links.get_link("ib-ndr")
     assert app.nodes["NVLink nodes, 1 NIC"].inter_bandwidth == ndr.bandwidth / 8
     assert app.nodes["PCIe nodes, 8 NICs"] == Cluster.from_links("H100", "pcie5x16", "ib-ndr")

@@ -266,7 +266,7 @@ def test_inference_memory_is_weights_plus_the_kv_cache():
     from interconnect.catalog import models
     from interconnect.parallel import transformer_params
 
-    m = models.get("llama2-70b")
+    m = models.get("llama-class-70b")
     one = P.inference_memory(m, kv_heads=8, head_dim=128, batch=32, context=8192)
     # KV cache: 2 (K and V) * layers * kv_heads * head_dim * 2 bytes per token
     assert one["kv_cache"] == 2 * m.layers * 8 * 128 * 2 * 32 * 8192

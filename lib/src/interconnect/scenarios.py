@@ -221,7 +221,7 @@ class Applications:
     Attributes
     ----------
     model : ModelConfig
-        The Llama-class 70B (``catalog.models.get("llama2-70b")``), global batch 1,024 of 4,096 tokens.
+        The Llama-class 70B (``catalog.models.get("llama-class-70b")``), global batch 1,024 of 4,096 tokens.
     nodes : Mapping[str, Cluster]
         8-H100 nodes: ``"NVLink nodes, 8 NICs"``, ``"PCIe nodes, 8 NICs"`` (NDR, one NIC per GPU)
         and ``"NVLink nodes, 1 NIC"`` (one NDR NIC shared by the node's 8 GPUs: 1/8 of it each).
@@ -246,5 +246,5 @@ def applications():
     nodes = {"NVLink nodes, 8 NICs": Cluster.from_links("H100", "nvlink4", ndr),
              "PCIe nodes, 8 NICs": Cluster.from_links("H100", "pcie5x16", ndr),
              "NVLink nodes, 1 NIC": Cluster.from_links("H100", "nvlink4", ndr.bandwidth / 8, inter_latency=ndr.latency)}
-    return Applications(model=_models.get("llama2-70b"), nodes=_frozen(nodes), memory_limit=76 * GiB,
+    return Applications(model=_models.get("llama-class-70b"), nodes=_frozen(nodes), memory_limit=76 * GiB,
                         price=_frozen({"p5.4xlarge": 6.88, "p5.48xlarge": 55.04}))

@@ -1,7 +1,8 @@
 """Named, sourced data the chapters share: data with sources, no models and no plots.
 
 * :mod:`~interconnect.catalog.models`: transformer models (GPT-3 175B/13B/6.7B/1.3B, a
-  Llama-class 70B, the book's MoE model) as :class:`interconnect.parallel.ModelConfig`.
+  Llama-class 70B, the book's MoE model; Llama 2 and 3, Mixtral 8x7B, DeepSeek-V3) as
+  :class:`interconnect.parallel.ModelConfig`.
 * :mod:`~interconnect.catalog.links`: the link catalog (:class:`~interconnect.catalog.links.Link`,
   ``get_link``), its rows in :mod:`~interconnect.catalog.link_specs` and its table views in
   :mod:`~interconnect.catalog.link_tables`; public face :mod:`interconnect.links`.

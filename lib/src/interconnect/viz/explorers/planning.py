@@ -33,7 +33,7 @@ def _mem_default_models():
     """name -> (ModelConfig, kv_heads, head_dim) of the explorer's model presets."""
     # the catalog's presets with the key-value heads and head size of their attention:
     # Llama 2 70B uses grouped-query attention with 8 KV heads (Touvron et al. 2023, sec. 2.2)
-    presets = (("gpt3-175b", 96), ("llama2-70b", 8), ("gpt3-13b", 40), ("gpt3-6.7b", 32))
+    presets = (("gpt3-175b", 96), ("llama-class-70b", 8), ("gpt3-13b", 40), ("gpt3-6.7b", 32))
     return {m.name: (m, kv, 128) for m, kv in ((catalog_models.get(name), kv) for name, kv in presets)}
 
 
