@@ -167,10 +167,8 @@ def layer_gemms(model, layout):
     ('mlp_down', 2048, 12288, 6144)
     """
     h, a, t = model.hidden, model.heads, layout.tp
-    kv = getattr(model, "kv_heads", None) or a
-    d = getattr(model, "head_dim", None) or h // a
-    f = getattr(model, "ffn_hidden", None) or 4 * h
-    g = 2 if getattr(model, "gated_mlp", False) else 1
+    kv, d, f = model.n_kv_heads, model.d_head, model.d_ff
+    g = 2 if model.gated_mlp else 1
     T = model.seq_len * layout.microbatch
     return [("qkv", T, (a + 2 * kv) * d // t, h), ("proj", T, h, a * d // t),
             ("mlp_up", T, g * f // t, h), ("mlp_down", T, h, f // t)]

@@ -227,9 +227,9 @@ def elementwise_time(model, layout, cluster):
 
 def _attention_core_flops(model):
     """Model FLOPs of the attention core (``Q K^T`` and ``softmax . V``) per iteration, 3 passes:
-    ``12 B s^2 l a d`` (Megatron's count: the full ``s x s``, not the causal half)."""
-    d = getattr(model, "head_dim", None) or model.hidden // model.heads
-    return 12.0 * model.global_batch * float(model.seq_len) ** 2 * model.layers * model.heads * d
+    ``6 B s^2 l a (d_qk + d_v)``, ``12 B s^2 l h`` for a GPT block (Megatron's count: the full
+    ``s x s``, not the causal half)."""
+    return 6.0 * model.global_batch * float(model.seq_len) ** 2 * model.layers * model.heads * (model.d_qk + model.d_v)
 
 
 def _logit_flops(model):

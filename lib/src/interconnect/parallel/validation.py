@@ -207,11 +207,36 @@ def _nemo_rows():
     from .machines import stack
 
     core = stack("megatron-core-2024")
-    gpt = _replace(models.get("gpt3-175b"), global_batch=256)
-    return [ValidationRow("NVIDIA NeMo 24.07 performance summary (DGX-H100, FP8)", "GPT-3 175B t=4 p=8 v=6 n=128",
-                          gpt, core.layout(dp=4, tp=4, pp=8, chunks=6, microbatch=1, fp8=True),
-                          "model_tflops_per_gpu", 771.0, "dgx-h100",
-                          "recomputation off and every overlap on (the NeMo recipe's defaults, not printed)")]
+    nemo24 = "NVIDIA NeMo 24.07 performance summary (DGX-H100, FP8)"
+    nemo25 = "NVIDIA Megatron-Bridge performance summary, NeMo 25.09 (FP8)"
+    recipe = "recomputation off and every overlap on (the recipe's defaults, not printed in the table)"
+    # (source, label, model key, s, GBS, MBS, TP, PP, VP, GPUs, machine, model TFLOP/s per GPU)
+    cfg = [(nemo24, "GPT-3 175B", "gpt3-175b", 2048, 256, 1, 4, 8, 6, 128, "dgx-h100", 771.0),
+           (nemo24, "Llama 2 7B", "llama2-7b", 4096, 128, 1, 1, 1, 1, 8, "dgx-h100", 780.0),
+           (nemo24, "Llama 2 13B", "llama2-13b", 4096, 128, 1, 1, 4, 10, 16, "dgx-h100", 760.0),
+           (nemo24, "Llama 2 70B", "llama2-70b", 4096, 128, 1, 4, 4, 20, 64, "dgx-h100", 768.0),
+           (nemo25, "Llama 3 70B", "llama3-70b", 8192, 128, 1, 4, 8, 5, 64, "dgx-h100", 727.0),
+           (nemo25, "Llama 3 8B", "llama3-8b", 8192, 128, 2, 1, 1, 1, 8, "dgx-b200", 1544.0),
+           (nemo25, "Llama 3 8B", "llama3-8b", 8192, 128, 2, 1, 1, 1, 8, "gb200-nvl72", 1614.0)]
+    rows = []
+    for source, label, key, s, B, b, t, p, v, n, mach, tf in cfg:
+        model = _replace(models.get(key), seq_len=s, global_batch=B)
+        lay = core.layout(dp=n // (t * p), tp=t, pp=p, chunks=v, microbatch=b, fp8=True)
+        rows.append(ValidationRow(source, f"{label} t={t} p={p} v={v} n={n} ({mach})", model, lay,
+                                  "model_tflops_per_gpu", tf, mach, recipe))
+    # Dubey et al. 2024 (Llama 3), Table 4: 405B, BF16, TP8 PP16, seq 8,192, 16M tokens per batch
+    llama = models.get("llama3-405b")
+    for n, dp, tf in ((8192, 64, 430.0), (16384, 128, 400.0)):
+        lay = core.layout(dp=dp, tp=8, pp=16, microbatch=1, uneven_stages=True, tp_overlap=0.0)
+        rows.append(ValidationRow("Dubey et al. 2024 (Llama 3), Table 4", f"Llama 3 405B t=8 p=16 n={n}", llama, lay,
+                                  "model_tflops_per_gpu", tf, "dgx-h100",
+                                  "Meta's own stack: BF16, FSDP sharding optimizer states and gradients (ZeRO-2 "
+                                  "traffic = ZeRO-1's), FP32 gradient reduce-scatter, no recomputation, fused "
+                                  "attention; "
+                                  "TP communication not overlapped; microbatch 1 and plain 1F1B (interleaving is used "
+                                  "but its depth is not stated); Grand Teton servers with 8 x 400 Gb/s RoCE NICs, "
+                                  "modelled as DGX H100"))
+    return rows
 
 
 @functools.cache
