@@ -558,7 +558,7 @@ def busy_time(tasks):
 
 
 def bubble_time(tasks, stage=None):
-    """Idle time of a stage during the step: ``makespan - `` its busy time.
+    """Idle time of a stage during the step: the makespan less its busy time.
 
     Parameters
     ----------
