@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interconnect import catalog, memory
+from interconnect import catalog, devices, memory
 from interconnect.catalog import measurements
 from interconnect.parallel import (
     Cluster,
@@ -157,7 +157,7 @@ def test_quantisation_is_one_for_whole_waves_of_whole_tiles(sms):
 def test_gemm_ceiling_is_the_measured_mamf():
     """Bekman's MAMF table: 86.9 % (A100), 80.3 % (H100), 77.6 % (B200) of the dense peak."""
     for gpu, pct in (("A100", 86.9), ("H100", 80.3), ("B200", 77.6)):
-        name, peak = G.CEILING[gpu]
+        name, peak = G.CEILING[gpu][0], devices.get_gpu(G.CEILING[gpu][1]).peak_flops
         assert round(100 * measurements.get(name).value / peak, 1) == pct
         # a shape that fills whole waves reaches the ceiling
         sms = G.SMS[gpu]

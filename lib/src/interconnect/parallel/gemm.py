@@ -44,18 +44,18 @@ __all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "gemm_quantisation", "gemm_e
 SMS = {"V100": 80, "A100": 108, "A100-40GB": 108, "H100": 132, "H200": 132, "B200": 148, "GB200": 148,
        "MI300X": 304, "MI325X": 304, "MI355X": 256}
 
-#: Measured ceiling per GPU: the name of its MAMF entry in :mod:`interconnect.catalog.measurements`
-#: and the dense BF16 peak it is a fraction of, FLOP/s. H200 has H100's compute ("H200 is the
-#: same", Bekman's table).
-CEILING = {"A100": ("a100-sxm-bf16-mamf", 312e12), "A100-40GB": ("a100-sxm-bf16-mamf", 312e12),
-           "H100": ("h100-sxm-bf16-mamf", 989.4e12), "H200": ("h100-sxm-bf16-mamf", 989.4e12),
-           "B200": ("b200-sxm-bf16-mamf", 2250e12), "GB200": ("gb200-bf16-mamf", 2500e12),
-           "MI300X": ("mi300x-bf16-mamf", 1307.4e12), "MI325X": ("mi325x-bf16-mamf", 1307.4e12),
-           "MI355X": ("mi355x-bf16-mamf", 2300e12)}
+#: Measured ceiling per GPU: its MAMF entry in :mod:`interconnect.catalog.measurements` and the
+#: GPU it was measured on, whose dense BF16 peak in :mod:`interconnect.devices` it is a fraction
+#: of. H200 has H100's compute ("H200 is the same", Bekman's table).
+CEILING = {"A100": ("a100-sxm-bf16-mamf", "A100"), "A100-40GB": ("a100-sxm-bf16-mamf", "A100"),
+           "H100": ("h100-sxm-bf16-mamf", "H100"), "H200": ("h100-sxm-bf16-mamf", "H100"),
+           "B200": ("b200-sxm-bf16-mamf", "B200"), "GB200": ("gb200-bf16-mamf", "GB200"),
+           "MI300X": ("mi300x-bf16-mamf", "MI300X"), "MI325X": ("mi325x-bf16-mamf", "MI325X"),
+           "MI355X": ("mi355x-bf16-mamf", "MI355X")}
 
-#: Measured FP8 ceiling: MAMF entry and the dense FP8 peak it is a fraction of, FLOP/s.
-CEILING_FP8 = {"H100": ("h100-sxm-fp8-mamf", 1978.9e12), "H200": ("h200-sxm-fp8-mamf", 1978.9e12),
-               "B200": ("b200-sxm-fp8-mamf", 4500e12), "GB200": ("gb200-fp8-mamf", 5000e12)}
+#: Measured FP8 ceiling: the MAMF entry and the GPU whose dense FP8 peak it is a fraction of.
+CEILING_FP8 = {"H100": ("h100-sxm-fp8-mamf", "H100"), "H200": ("h200-sxm-fp8-mamf", "H200"),
+               "B200": ("b200-sxm-fp8-mamf", "B200"), "GB200": ("gb200-fp8-mamf", "GB200")}
 
 #: Output tile of a 16-bit GEMM, (T_m, T_n) elements: cuBLAS's largest (NVIDIA's guide).
 TILE = (128, 256)
@@ -134,13 +134,15 @@ def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
     [0.773, 0.779]
     """
     from ..catalog import measurements
+    from ..devices import get_gpu
 
     as_count("k", k)
     key = _gpu_key(gpu)
     dtype = choice("dtype", dtype, ["bf16", "fp8"])
     if dtype == "fp8" and key not in CEILING_FP8:
         raise ValueError(f"gpu={key!r} has no FP8 ceiling; allowed with dtype='fp8': {', '.join(CEILING_FP8)}")
-    name, peak = (CEILING_FP8 if dtype == "fp8" else CEILING)[key]
+    name, measured_on = (CEILING_FP8 if dtype == "fp8" else CEILING)[key]
+    peak = get_gpu(measured_on).peak_flops_fp8 if dtype == "fp8" else get_gpu(measured_on).peak_flops
     ceiling = measurements.get(name).value / peak
     return ceiling * gemm_quantisation(m, n, SMS[key])
 

@@ -36,7 +36,7 @@ InfiniBand NIC per GPU on the compute fabric).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 
 from .._validate import lookup
 from .cluster import Cluster
@@ -66,18 +66,19 @@ def comm_efficiency_of(nvlink):
     return measurements.get(name).value / get_link(link).bandwidth
 
 
-#: Fused-attention throughput as a fraction of the dense BF16 peak, per GPU generation, from
-#: the catalog's measurements: FlashAttention-2 forward + backward on A100, 230 of 312 TFLOP/s
+#: Fused-attention measurement per GPU and the GPU it was measured on (its dense BF16 peak is
+#: the denominator), from the catalog's measurements: FlashAttention-2 forward + backward on A100, 230 of 312 TFLOP/s
 #: (Dao 2023); FlashAttention-3 forward on H100, 661 of 989.4 TFLOP/s at sequence 8,448 (Shah et al.
 #: 2024; its backward is taken to run at the same fraction, an assumption). Blackwell: no
 #: measurement in the catalog, the Hopper fraction is used.
-_ATTENTION = {"A100": ("a100-flashattention2-fwdbwd", 312e12), "H100": ("h100-flashattention3-fwd", 989.4e12),
-              "H200": ("h100-flashattention3-fwd", 989.4e12), "B200": ("h100-flashattention3-fwd", 989.4e12),
-              "GB200": ("h100-flashattention3-fwd", 989.4e12)}
+_ATTENTION = {"A100": ("a100-flashattention2-fwdbwd", "A100"), "H100": ("h100-flashattention3-fwd", "H100"),
+              "H200": ("h100-flashattention3-fwd", "H100"), "B200": ("h100-flashattention3-fwd", "H100"),
+              "GB200": ("h100-flashattention3-fwd", "H100")}
 
 
 def attention_efficiency_of(gpu):
-    """Measured fused-attention throughput over the dense BF16 peak for a GPU.
+    """Measured fused-attention throughput over the dense BF16 peak of the GPU it was measured on
+    (a GPU without its own measurement takes that fraction).
 
     Examples
     --------
@@ -85,10 +86,11 @@ def attention_efficiency_of(gpu):
     (0.737, 0.668)
     """
     from ..catalog import measurements
+    from ..devices import get_gpu
 
-    name, peak = lookup(gpu, {k.lower(): v for k, v in _ATTENTION.items()}, "gpu", "H100",
-                        "allowed: " + ", ".join(_ATTENTION))
-    return measurements.get(name).value / peak
+    name, measured_on = lookup(gpu, {k.lower(): v for k, v in _ATTENTION.items()}, "gpu", "H100",
+                               "allowed: " + ", ".join(_ATTENTION))
+    return measurements.get(name).value / get_gpu(measured_on).peak_flops
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,7 @@ class Machine:
         if unknown:
             raise ValueError(f"overrides={sorted(unknown)} are not allowed; allowed: gemm_efficiency, "
                              "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu")
-        return Cluster(**{f.name: getattr(base, f.name) for f in fields(Cluster)} | extra)
+        return replace(base, **extra)
 
 
 _DGX = "one ConnectX NIC per GPU on the compute fabric, rail-optimised"

@@ -225,16 +225,12 @@ def elementwise_time(model, layout, cluster):
     return m * stage_layers(model, layout) * traffic / cluster.memory_bandwidth
 
 
-def _attention_core_flops(model):
-    """Model FLOPs of the attention core (``Q K^T`` and ``softmax . V``) per iteration, 3 passes:
-    ``6 B s^2 l a (d_qk + d_v)``, ``12 B s^2 l h`` for a GPT block (Megatron's count: the full
-    ``s x s``, not the causal half)."""
-    return 6.0 * model.global_batch * float(model.seq_len) ** 2 * model.layers * model.heads * (model.d_qk + model.d_v)
-
-
-def _logit_flops(model):
-    """Model FLOPs of the output layer per iteration, 3 passes: ``6 B s V h``."""
-    return 6.0 * model.global_batch * model.seq_len * model.vocab * model.hidden
+def _flops_by_term(model):
+    """Model FLOPs of one iteration by term, 3 passes: :meth:`ModelConfig.forward_flops_per_token`
+    (``matmul``, ``attention``: ``Q K^T`` and ``softmax . V`` over the full ``s x s`` as Megatron
+    counts, ``logits``) times ``3 B s``."""
+    tokens = 3.0 * model.global_batch * model.seq_len
+    return {k: tokens * v for k, v in model.forward_flops_per_token().items()}
 
 
 def compute_parts(model, layout, cluster):
@@ -286,8 +282,8 @@ def compute_parts(model, layout, cluster):
         hw = step_flops(model, layout.recompute)
         return {"linear": scale * hw / (n * cluster.peak_flops * cluster.gemm_efficiency), "attention": 0.0,
                 "logits": 0.0, "elementwise": elementwise}
-    attn, logits = _attention_core_flops(model), _logit_flops(model)
-    linear = model.model_flops() - attn - logits
+    terms = _flops_by_term(model)
+    attn, logits, linear = terms["attention"], terms["logits"], terms["matmul"]
     full = layout.recompute == "full"
     if full:
         linear *= 4.0 / 3.0
@@ -324,12 +320,10 @@ def _hardware_flops(model, layout):
     """Hardware FLOPs of one iteration (what the GPUs execute, recomputation included)."""
     if not layout.flash_attention:
         return step_flops(model, layout.recompute)
-    attn = _attention_core_flops(model)
+    terms = _flops_by_term(model)
     full = layout.recompute == "full"
-    linear_and_logits = model.model_flops() - attn
-    if full:
-        linear_and_logits += (model.model_flops() - attn - _logit_flops(model)) / 3.0
-    return linear_and_logits + attn * (7.0 / 6.0 + (1.0 / 3.0 if full else 0.0))
+    linear = terms["matmul"] * (4.0 / 3.0 if full else 1.0)
+    return linear + terms["logits"] + terms["attention"] * (7.0 / 6.0 + (1.0 / 3.0 if full else 0.0))
 
 
 @dataclass(frozen=True)
