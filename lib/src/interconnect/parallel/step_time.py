@@ -306,14 +306,20 @@ def compute_parts(model, layout, cluster):
         lin_rate = cluster.peak_flops_fp8 * fp8_eff
     else:
         lin_rate = cluster.peak_flops * shape_eff
-    if layout.flash_attention:
-        attn_hw = attn * (7.0 / 6.0 + (1.0 / 3.0 if full else 0.0))
-        attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    else:
-        attn_hw = attn * (4.0 / 3.0 if full else 1.0 + (1.0 / 3.0 if layout.recompute == "selective" else 0.0))
-        attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
+    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
+    attn_hw = attn * _attention_recompute_factor(layout)
     return {"linear": scale * linear / (n * lin_rate), "attention": scale * attn_hw / (n * attn_rate),
             "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
+
+
+def _attention_recompute_factor(layout):
+    """Attention-core FLOPs executed per model FLOP: 7/6 with FlashAttention (its backward
+    recomputes ``Q K^T``), 4/3 for a second forward pass (full, or selective without fused
+    attention), plus 1/3 for full recomputation with FlashAttention."""
+    full = layout.recompute == "full"
+    if layout.flash_attention:
+        return 7.0 / 6.0 + (1.0 / 3.0 if full else 0.0)
+    return 4.0 / 3.0 if full or layout.recompute == "selective" else 1.0
 
 
 def _hardware_flops(model, layout):
@@ -321,9 +327,8 @@ def _hardware_flops(model, layout):
     if not layout.flash_attention:
         return step_flops(model, layout.recompute)
     terms = _flops_by_term(model)
-    full = layout.recompute == "full"
-    linear = terms["matmul"] * (4.0 / 3.0 if full else 1.0)
-    return linear + terms["logits"] + terms["attention"] * (7.0 / 6.0 + (1.0 / 3.0 if full else 0.0))
+    linear = terms["matmul"] * (4.0 / 3.0 if layout.recompute == "full" else 1.0)
+    return linear + terms["logits"] + terms["attention"] * _attention_recompute_factor(layout)
 
 
 @dataclass(frozen=True)
