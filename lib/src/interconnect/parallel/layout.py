@@ -19,7 +19,7 @@ class Layout:
     ----------
     dp, tp, pp : int
         Data-, tensor- and pipeline-parallel sizes, each >= 1; the job uses
-        ``dp * tp * pp`` GPUs.
+        ``dp * tp * pp * cp`` GPUs.
     ep : int
         Expert-parallel size, >= 1 and a divisor of ``dp`` (experts are spread over
         data-parallel ranks, as in Megatron-Core / DeepSpeed-MoE).
@@ -75,6 +75,19 @@ class Layout:
         Megatron-LM accumulates and reduces BF16 models' gradients in FP32
         (``accumulate_allreduce_grads_in_fp32``, set by ``--bf16``) unless
         ``--grad-reduce-in-bf16``. The parameter AllGather of ZeRO stays 16-bit.
+    cp : int
+        Context-parallel size, >= 1 (default 1): each sequence is split over ``cp`` GPUs,
+        each holding ``s / cp`` tokens of every layer's activations, and attention passes
+        the keys and values around the ``cp`` ranks (ring attention; Megatron-Core
+        ``--context-parallel-size``). The weights are replicated over ``cp``, so gradients
+        are reduced over the ``dp * cp`` ranks. Ranks are numbered TP fastest, then CP,
+        then DP, then PP (Megatron-Core's order).
+    dp_shard : int or None
+        With ZeRO (``zero_stage`` >= 1), how many of the ``dp`` ranks one copy of the
+        partitioned model states spans (times ``cp``); ``dp / dp_shard`` such copies are
+        replicas (hybrid sharding, HSDP: shard inside a group, AllReduce across groups;
+        PyTorch FSDP2 / torchtitan ``data_parallel_shard_degree``). Must divide ``dp``;
+        None (default) shards over all ``dp`` ranks.
 
     Raises
     ------
@@ -100,10 +113,16 @@ class Layout:
     fp8: bool = False
     uneven_stages: bool = False
     grad_bytes: float = 2.0
+    cp: int = 1
+    dp_shard: int | None = None
 
     def __post_init__(self):
-        for name in ("dp", "tp", "pp", "ep", "microbatch", "chunks"):
+        for name in ("dp", "tp", "pp", "ep", "microbatch", "chunks", "cp"):
             object.__setattr__(self, name, _scalar_count(name, getattr(self, name)))
+        if self.dp_shard is not None:
+            object.__setattr__(self, "dp_shard", _scalar_count("dp_shard", self.dp_shard))
+            if self.dp % self.dp_shard:
+                raise ValueError(f"dp_shard={self.dp_shard!r} is not allowed; dp_shard must divide dp={self.dp}")
         if self.dp % self.ep:
             raise ValueError(f"ep={self.ep!r} is not allowed; ep must divide dp={self.dp} "
                              "(experts are spread over data-parallel ranks)")
@@ -129,8 +148,19 @@ class Layout:
 
     @property
     def n_gpus(self):
-        """GPUs used, ``dp * tp * pp``."""
-        return self.dp * self.tp * self.pp
+        """GPUs used, ``dp * tp * pp * cp``."""
+        return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def shard_ranks(self):
+        """Ranks one copy of the ZeRO-partitioned model states spans: ``dp_shard * cp``
+        (``dp * cp`` without hybrid sharding)."""
+        return (self.dp if self.dp_shard is None else self.dp_shard) * self.cp
+
+    @property
+    def replicas(self):
+        """Copies of the partitioned model states, ``dp / dp_shard`` (1 without hybrid sharding)."""
+        return 1 if self.dp_shard is None else self.dp // self.dp_shard
 
     def microbatches(self, global_batch):
         """Microbatches per pipeline per step, ``m = B / (b * dp)`` (Narayanan et al. 2021, sec. 3.1)."""
@@ -142,7 +172,9 @@ class Layout:
 
     def label(self):
         """Short text such as ``dp=4 tp=8 pp=2 b=1``."""
-        extra = "".join([f" ep={self.ep}" if self.ep > 1 else "", f" v={self.chunks}" if self.chunks > 1 else "",
+        extra = "".join([f" cp={self.cp}" if self.cp > 1 else "", f" ep={self.ep}" if self.ep > 1 else "",
+                         f" v={self.chunks}" if self.chunks > 1 else "",
+                         f" shard={self.dp_shard}" if self.dp_shard is not None else "",
                          f" zero={self.zero_stage}" if self.zero_stage else "", " fp8" if self.fp8 else ""])
         return f"dp={self.dp} tp={self.tp} pp={self.pp} b={self.microbatch}{extra}"
 
