@@ -19,7 +19,42 @@ from .step_time import step_time
 from .transformer import ModelConfig
 
 __all__ = ["ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row", "calibrate", "validation_table",
-           "validation_rows_2024", "bottom_up_table"]
+           "validation_rows_2024", "bottom_up_table", "short_source", "throughput_error_pct"]
+
+_SHORT_SOURCES = (("Korthikanti", "Korthikanti et al. 2022, T5"), ("Narayanan", "Narayanan et al. 2021, T1"),
+                  ("Megatron-LM README", "Megatron-LM README (r0.8.0)"), ("NeMo 24.07", "NeMo 24.07"),
+                  ("Megatron-Bridge", "NeMo 25.09"), ("Dubey", "Llama 3, T4"))
+
+
+def short_source(source):
+    """A short label for a :class:`ValidationRow`'s ``source``, for tables.
+
+    Examples
+    --------
+    >>> short_source("Dubey et al. 2024 (Llama 3), Table 4")
+    'Llama 3, T4'
+    """
+    for key, short in _SHORT_SOURCES:
+        if key in source:
+            return short
+    return source
+
+
+def throughput_error_pct(row_result):
+    """A :func:`validation_table` row's error in work per second, per cent: ``predicted /
+    measured - 1`` for TFLOP/s, ``measured / predicted - 1`` for seconds per iteration, so a
+    positive error always means the model runs faster than the measurement.
+
+    Examples
+    --------
+    >>> round(throughput_error_pct({"quantity": "iteration_s", "measured": 1.1, "predicted": 1.0}), 1)
+    10.0
+    >>> round(throughput_error_pct({"quantity": "tflops_per_gpu", "measured": 100.0, "predicted": 90.0}), 1)
+    -10.0
+    """
+    if row_result["quantity"] == "iteration_s":
+        return 100.0 * (row_result["measured"] / row_result["predicted"] - 1.0)
+    return 100.0 * (row_result["predicted"] / row_result["measured"] - 1.0)
 
 
 @dataclass(frozen=True)
