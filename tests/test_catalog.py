@@ -187,7 +187,8 @@ def test_effective_bandwidth_is_netsim_busbw():
 
 # --------------------------------------------------------------------------------- scenarios
 def test_scenarios_are_frozen_and_cached():
-    for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.planning, scenarios.operations,
+    for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.tensor_parallel_overlap,
+                 scenarios.planning, scenarios.operations,
                  scenarios.applications):
         s = make()
         assert make() is s

@@ -207,3 +207,80 @@ def test_moe_layer_time_gated_ffn():
     b = moe.moe_layer_time(1024, 512, 1024, 4, 2, 1e15, 1e11, matrices=3)
     assert b["compute"] == pytest.approx(1.5 * a["compute"])
     assert b["dispatch"] == a["dispatch"]
+
+
+# ----------------------------------------------------------------- cross_node_dispatch
+def _sample_node_copies(e, k, n, m, tokens=40000, seed=0):
+    """Monte Carlo of the model cross_node_dispatch states: the token sits on node 0, picks m
+    of the n nodes uniformly at random, then k distinct experts uniformly among their m g
+    experts; count the distinct other nodes that receive it."""
+    rng = np.random.default_rng(seed)
+    g = e // n
+    total = 0
+    for _ in range(tokens):
+        chosen = rng.choice(n, size=m, replace=False)
+        experts = rng.choice(m * g, size=k, replace=False)
+        dest = set(chosen[experts // g].tolist())
+        total += len(dest - {0})
+    return total / tokens
+
+
+@pytest.mark.parametrize("e, k, n, m", [(256, 8, 8, 4), (256, 8, 8, 8), (64, 2, 4, 2), (32, 6, 4, 3)])
+def test_cross_node_dispatch_matches_its_sampling_model(e, k, n, m):
+    # the closed form is the expectation of the process its docstring describes
+    r = moe.cross_node_dispatch(e, k, n, node_limit=m)
+    assert r["copies"] == pytest.approx(_sample_node_copies(e, k, n, m), rel=0.02)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 8), st.integers(1, 6), st.data())
+def test_cross_node_dispatch_bounds_and_monotone_in_the_limit(n, g, k, data):
+    e = n * g
+    m_min = -(-k // g)                       # the fewest nodes that hold k experts
+    if m_min > n:
+        return
+    m = data.draw(st.integers(m_min, n))
+    r = moe.cross_node_dispatch(e, k, n, node_limit=m)
+    plain = moe.cross_node_dispatch(e, k, n, node_limit=m, per_node=False)
+    assert r["max_copies"] == min(k, m, n - 1)
+    assert 0 <= r["copies"] <= r["max_copies"] + 1e-12
+    # one copy per node never sends more than one copy per expert
+    assert r["copies"] <= plain["copies"] + 1e-12
+    # a looser limit never sends fewer copies; no limit is the loosest
+    if m < n:
+        assert moe.cross_node_dispatch(e, k, n, node_limit=m + 1)["copies"] >= r["copies"] - 1e-12
+    assert moe.cross_node_dispatch(e, k, n)["copies"] == pytest.approx(
+        moe.cross_node_dispatch(e, k, n, node_limit=n)["copies"])
+
+
+def test_cross_node_dispatch_closed_forms():
+    # plain AllToAll: k (N - 1)/N copies, whatever the limit
+    for m in (None, 2):
+        assert moe.cross_node_dispatch(256, 8, 8, node_limit=m, per_node=False)["copies"] == pytest.approx(7.0)
+    # no limit, one copy per node: (N - 1)(1 - C(E - g, k)/C(E, k))
+    expected = 7 * (1 - math.comb(224, 8) / math.comb(256, 8))
+    assert moe.cross_node_dispatch(256, 8, 8)["copies"] == pytest.approx(expected)
+    # one node: nothing crosses the network; M = 1: the one chosen node is another with probability (N-1)/N
+    assert moe.cross_node_dispatch(16, 4, 1)["copies"] == 0
+    assert moe.cross_node_dispatch(256, 8, 8, node_limit=1)["copies"] == pytest.approx(7 / 8)
+    # bytes are copies x hidden x bytes per element (DeepSeek-V3: h = 7168, FP8 dispatch)
+    r = moe.cross_node_dispatch(256, 8, 8, hidden=7168, node_limit=4, bytes_per_element=1)
+    assert r["bytes"] == pytest.approx(r["copies"] * 7168) and r["max_bytes"] == 4 * 7168
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: moe.cross_node_dispatch(10, 2, 4), "n_experts"),
+    (lambda: moe.cross_node_dispatch(16, 2, 4, node_limit=5), "node_limit"),
+    (lambda: moe.cross_node_dispatch(16, 9, 4, node_limit=2), "top_k"),
+    (lambda: moe.cross_node_dispatch(16, 2, 4, hidden=0), "hidden"),
+    (lambda: moe.cross_node_dispatch(16, 2, 4, bytes_per_element=0), "bytes_per_element"),
+    (lambda: moe.cross_node_dispatch(16, 2, 4, per_node="yes"), "per_node"),
+])
+def test_cross_node_dispatch_errors_name_the_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_moe_doctests():
+    import doctest
+    assert doctest.testmod(moe, optionflags=doctest.ELLIPSIS).failed == 0

@@ -19,7 +19,9 @@ This module counts what the router does, as plain integers and arrays:
   other rank in the dispatch (the combine is the transpose), and the same traffic as
   :class:`interconnect.netsim.Flow` objects for the simulator;
 * :func:`simulate_dispatch`: one dispatch AllToAll simulated on a cluster of 8-GPU nodes;
-* :func:`moe_layer_time`: one MoE layer's expert FFN compute against its AllToAlls.
+* :func:`moe_layer_time`: one MoE layer's expert FFN compute against its AllToAlls;
+* :func:`cross_node_dispatch`: the bytes a token's dispatch sends across the network, with and
+  without node-limited routing (DeepSeek-V3) and per-node deduplication (DeepEP).
 
 Units: tokens are counts; bytes are bytes; times seconds; bandwidths bytes/s per direction.
 
@@ -32,6 +34,8 @@ automatic sharding", ICLR 2021 (arXiv:2006.16668, 2020).
 W. Fedus, B. Zoph, N. Shazeer, "Switch Transformers: scaling to trillion parameter models
 with simple and efficient sparsity", JMLR 23(120):1-39, 2022 (arXiv:2101.03961, 2021),
 sec. 2.2, eq. (3) (expert capacity).
+DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, 2024, sec. 2.1.2
+(node-limited routing) and sec. 3.2.2 (dispatch over IB to one GPU per node, then NVLink).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from ._validate import as_count, as_nonnegative, as_positive
 __all__ = [
     "expert_popularity", "route_tokens", "dispatch_counts", "capacity", "dropped_tokens", "imbalance",
     "rank_loads", "alltoall_matrix", "alltoall_flows", "simulate_dispatch", "moe_layer_time",
+    "cross_node_dispatch",
 ]
 
 _CHUNK = 1 << 22  # elements per block of the Gumbel top-k sampler (memory bound, ~32 MiB)
@@ -584,3 +589,99 @@ def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidt
     a2a = collective_time("alltoall", imb * nbytes, r, bw, lat, "direct") if r > 1 else 0.0
     return {"compute": compute, "dispatch": a2a, "combine": a2a, "alltoall_bytes": nbytes,
             "comm_share": 2 * a2a / (compute + 2 * a2a)}
+
+
+def cross_node_dispatch(n_experts, top_k, nodes, hidden=1, node_limit=None, bytes_per_element=2, per_node=True):
+    """Expected copies (and bytes) of one token that the dispatch sends across the network.
+
+    The experts are spread evenly over ``nodes`` nodes, ``g = n_experts / nodes`` per node,
+    and the router is balanced. Two ways to send a token:
+
+    * ``per_node=False`` (a plain AllToAll): one copy per chosen expert, so each of the
+      ``k`` copies crosses the network when its expert is on another node, which happens
+      with probability ``(N - 1) / N``: ``k (N - 1) / N`` copies. A node limit does not
+      change this expectation.
+    * ``per_node=True`` (DeepSeek-V3's kernels, DeepEP): one copy per *destination node*,
+      sent over the network to the GPU with the same in-node index and forwarded from there
+      over NVLink to every GPU of that node that holds a chosen expert. With node-limited
+      routing each token picks at most ``M = node_limit`` nodes and then its ``k`` experts
+      among the ``M g`` experts on them. Modelling the ``M`` nodes as a uniformly random
+      choice and the ``k`` experts as uniformly random among those nodes' experts (what a
+      balanced router gives on average), another node receives the token with probability
+      ``(M / N) (1 - C((M - 1) g, k) / C(M g, k))``, so the expected copies are
+
+      ``(N - 1) (M / N) (1 - C((M - 1) g, k) / C(M g, k))``,
+
+      never more than ``min(k, M, N - 1)``. Without a limit ``M = N``.
+
+    Parameters
+    ----------
+    n_experts : int
+        Routed experts, >= 1, a multiple of ``nodes``.
+    top_k : int
+        Experts per token, 1 <= top_k <= the experts on ``node_limit`` nodes.
+    nodes : int
+        Nodes the experts are spread over (the EP group's span), >= 1.
+    hidden : int
+        Elements of one token's hidden state, >= 1 (default 1: the result is in copies).
+    node_limit : int, optional
+        M, the most nodes one token may be sent to, 1 <= M <= nodes; None: no limit.
+    bytes_per_element : float
+        Bytes per element on the wire, > 0 (1 for FP8 dispatch, 2 for BF16).
+    per_node : bool
+        True: one network copy per destination node (then NVLink); False: one per expert.
+
+    Returns
+    -------
+    dict
+        ``copies``: expected network copies per token; ``bytes``: ``copies * hidden *
+        bytes_per_element``; ``max_copies`` and ``max_bytes``: the most one token can send
+        (``min(k, M, N - 1)`` per node, ``min(k, (N - 1) g)`` per expert).
+
+    Notes
+    -----
+    The copies forwarded inside the destination nodes travel over NVLink and are not
+    counted. The real router does not pick the ``M`` nodes uniformly (it ranks the nodes by
+    the sum of their highest ``k / M`` affinities), which spreads the experts over more of
+    the chosen nodes; the uniform model is then a slight underestimate, and ``max_copies`` a
+    bound either way.
+
+    Examples
+    --------
+    DeepSeek-V3's layout: 256 routed experts, top-8, EP over 8 nodes. A plain AllToAll sends
+    7 of the 8 copies over the network; one copy per node, about 4.6; limited to 4 nodes,
+    about 3.2, and never more than 4:
+
+    >>> round(cross_node_dispatch(256, 8, 8, per_node=False)["copies"], 2)
+    7.0
+    >>> round(cross_node_dispatch(256, 8, 8)["copies"], 2)
+    4.63
+    >>> r = cross_node_dispatch(256, 8, 8, node_limit=4)
+    >>> round(r["copies"], 2), r["max_copies"]
+    (3.18, 4)
+    """
+    e = _check_count("n_experts", n_experts)
+    n = _check_count("nodes", nodes)
+    if e % n:
+        raise ValueError(f"n_experts={n_experts!r} is not a multiple of nodes={nodes}; allowed: multiples of {n}")
+    g = e // n
+    m = n if node_limit is None else _check_count("node_limit", node_limit)
+    if m > n:
+        raise ValueError(f"node_limit={node_limit!r} is out of range; allowed 1 to nodes={n}")
+    k = _check_count("top_k", top_k)
+    if k > m * g:
+        raise ValueError(f"top_k={top_k!r} is out of range; allowed 1 to the {m * g} experts on node_limit={m} nodes")
+    h = _check_count("hidden", hidden)
+    if np.ndim(bytes_per_element) != 0:
+        raise ValueError(f"bytes_per_element={bytes_per_element!r} must be a single number > 0")
+    b = float(as_positive("bytes_per_element", bytes_per_element, "bytes"))
+    if not isinstance(per_node, (bool, np.bool_)):
+        raise ValueError(f"per_node={per_node!r} must be True or False")
+    if per_node:
+        reached = 1.0 - math.comb((m - 1) * g, k) / math.comb(m * g, k)
+        copies = (n - 1) * (m / n) * reached
+        max_copies = min(k, m, n - 1)
+    else:
+        copies = k * (n - 1) / n
+        max_copies = min(k, (n - 1) * g)
+    return {"copies": copies, "bytes": copies * h * b, "max_copies": max_copies, "max_bytes": max_copies * h * b}

@@ -32,8 +32,9 @@ from .netsim import effective_bandwidth
 from .parallel import Cluster, Layout, ModelConfig
 from .units import GiB
 
-__all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "applications",
-           "data_parallel", "operations", "planning", "single_gpu_nodes", "tensor_parallel"]
+__all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "TensorParallelOverlap",
+           "applications", "data_parallel", "operations", "planning", "single_gpu_nodes", "tensor_parallel",
+           "tensor_parallel_overlap"]
 
 
 def _frozen(d):
@@ -142,6 +143,42 @@ def tensor_parallel():
         "TP over 8 nodes (1 GPU each), NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr", gpus_per_node=1),
     }
     return TensorParallel(model=gpt3, layout=layout, machines=_frozen(machines))
+
+
+@dataclass(frozen=True)
+class TensorParallelOverlap:
+    """The setup of the section "Overlapping tensor-parallel communication" of the chapter
+    "Tensor parallelism" (book/parallel/tensor_parallel) and of its exercise ``tp-ex-overlap``.
+
+    Attributes
+    ----------
+    model : ModelConfig
+        Llama 3 70B (``catalog.models.get("llama3-70b")``: 80 layers, h = 8,192, 64 heads,
+        sequence 8,192, global batch 2,048 sequences).
+    layout : Layout
+        t = 8, p = 4, d = 8 (256 GPUs), b = 1, FlashAttention, sequence parallelism, selective
+        recomputation (which adds nothing with FlashAttention), ``tp_overlap = 0``; the other
+        overlaps (gradient reduction, parameter gather) off, so that only the TP overlap varies.
+    machines : Mapping[str, Cluster]
+        ``"DGX A100"`` and ``"DGX H100"``: :func:`interconnect.parallel.machines.machine`,
+        whose efficiencies are component measurements (nccl-tests bus bandwidth, GEMM and
+        fused-attention throughput), not the calibrated ``Cluster.dgx_a100()``.
+    """
+
+    model: ModelConfig
+    layout: Layout
+    machines: Mapping[str, Cluster]
+
+
+@functools.cache
+def tensor_parallel_overlap():
+    """Model, layout and machines of the TP-overlap section and its checker (:class:`TensorParallelOverlap`)."""
+    from .parallel.machines import machine
+
+    layout = Layout(dp=8, tp=8, pp=4, microbatch=1, flash_attention=True, sequence_parallel=True,
+                    recompute="selective", tp_overlap=0.0)
+    machines = {"DGX A100": machine("dgx-a100"), "DGX H100": machine("dgx-h100")}
+    return TensorParallelOverlap(model=_models.get("llama3-70b"), layout=layout, machines=_frozen(machines))
 
 
 # ------------------------------------------------------------------------------------ planning

@@ -2,8 +2,8 @@
 
 import numpy as np
 
+from .. import catalog, devices, links, moe, netsim, topology
 from .. import collectives as C
-from .. import devices, links, moe, netsim, topology
 from . import Answer, exercise
 
 CHAPTER = "book/parallel/expert_parallel"
@@ -125,3 +125,31 @@ def _ep_ex_imbalance():
         m = {"gave the expert-level imbalance; rank_loads sums the experts on each GPU first": expert}
         out[f"ep{ep}"] = Answer(v, "1", rtol=0.01, mistakes={k: w for k, w in m.items() if abs(w - v) > 0.03 * v})
     return out
+
+
+# ep-ex-nodelimit: DeepSeek-V3's network bytes per token: plain AllToAll, one copy per node, at most 4 nodes
+@exercise("ep-ex-nodelimit", CHAPTER, parts=("plain", "per_node", "limited", "bound"),
+          doc="bytes per token the FP8 dispatch of DeepSeek-V3 (256 experts, top-8, h = 7,168, 8 nodes) sends across "
+              "the network: plain AllToAll, one copy per node, one per node with M = 4; the most with M = 4")
+def _ep_ex_nodelimit():
+    ds = catalog.models.get("deepseek-v3")
+    args = dict(n_experts=ds.num_experts, top_k=ds.top_k, nodes=8, hidden=ds.hidden, bytes_per_element=1)
+    plain = moe.cross_node_dispatch(per_node=False, **args)
+    node = moe.cross_node_dispatch(**args)
+    lim = moe.cross_node_dispatch(node_limit=4, **args)
+    every = ds.top_k * ds.hidden     # all k copies, FP8
+    bf16 = "used 2 bytes per element; DeepSeek-V3 dispatches in FP8 (1 byte)"
+    return {
+        "plain": Answer(plain["bytes"], "B", mistakes={
+            "counted all k copies: only those for experts on other nodes, (N - 1)/N of them, cross": every,
+            bf16: 2 * plain["bytes"]}),
+        "per_node": Answer(node["bytes"], "B", mistakes={
+            "gave the plain AllToAll (one copy per remote expert): one copy per node sends fewer": plain["bytes"],
+            bf16: 2 * node["bytes"]}),
+        "limited": Answer(lim["bytes"], "B", mistakes={
+            "gave the bound M copies, not the expectation": lim["max_bytes"],
+            "used per_node=False: a node limit alone does not change a plain AllToAll": plain["bytes"],
+            bf16: 2 * lim["bytes"]}),
+        "bound": Answer(lim["max_bytes"], "B", mistakes={
+            "counted all k copies: with M = 4 at most 4 leave the node": every}),
+    }

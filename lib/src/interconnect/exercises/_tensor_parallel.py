@@ -156,3 +156,38 @@ def _tp_ex_decode():
                 "gave the two-step time per token, not the saving": two_step,
                 "gave the saving per AllReduce, not per token (2 l AllReduces)": (ring - two_step) / (2 * layers)})
     return out
+
+
+# tp-ex-overlap: Llama 3 70B, t = 8: exposed TP time with and without overlap on DGX H100, and who gains more
+@exercise("tp-ex-overlap", CHAPTER, parts=("exposed_0", "exposed_78", "speedup_h100", "speedup_a100", "gains_more"),
+          doc="Llama 3 70B, the TP-overlap section's layout: exposed TP seconds per step on DGX H100 at tp_overlap 0 "
+              "and 7/8; step-time speed-up from tp_overlap 0 to 7/8 on DGX H100 and on DGX A100 (ratios); which "
+              "machine gains more (a100/h100)")
+def _tp_ex_overlap():
+    s = scenarios.tensor_parallel_overlap()
+    lay0, lay78 = s.layout, replace(s.layout, tp_overlap=7 / 8)
+    st = {(name, x): P.step_time(s.model, lay, cl)
+          for name, cl in s.machines.items() for x, lay in ((0, lay0), (78, lay78))}
+    h0, h78 = st["DGX H100", 0], st["DGX H100", 78]
+    # the same layout on the chapter's older H100 machine, efficiencies calibrated on 2021 Megatron-LM step times
+    calibrated = P.step_time(s.model, lay78, _machine("HGX H100, NVLink 4"))
+    speed = {k: st[name, 0].total / st[name, 78].total for k, name in (("h100", "DGX H100"), ("a100", "DGX A100"))}
+    mixed = "used the calibrated Cluster.from_links machine, not the machine preset machine('dgx-h100')"
+    win = "h100" if speed["h100"] > speed["a100"] else "a100"
+    return {
+        "exposed_0": Answer(h0.tp_comm, "s", mistakes={
+            "gave the TP share of the step, not seconds": h0.shares()["tp_comm"]}),
+        "exposed_78": Answer(h78.tp_comm, "s", mistakes={
+            "gave the hidden part (tp_comm_hidden), not what stays exposed": h78.tp_comm_hidden,
+            mixed: calibrated.tp_comm}),
+        "speedup_h100": Answer(speed["h100"], "1", mistakes={
+            "divided the other way: the speed-up is the time without overlap over the time with it":
+                1 / speed["h100"],
+            mixed: P.step_time(s.model, lay0, _machine("HGX H100, NVLink 4")).total / calibrated.total}),
+        "speedup_a100": Answer(speed["a100"], "1", mistakes={
+            "divided the other way: the speed-up is the time without overlap over the time with it":
+                1 / speed["a100"]}),
+        "gains_more": Answer(win, choices=("a100", "h100"), mistakes={
+            ("a100" if win == "h100" else "h100"):
+                "compare the TP shares at tp_overlap = 0: the machine whose step has more TP time to hide gains more"}),
+    }
