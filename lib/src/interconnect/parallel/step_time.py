@@ -620,7 +620,7 @@ def step_time(model, layout, cluster):
     backward_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     window = backward_share * compute / m
     n_buckets = _dp_buckets(model, layout)
-    if layout.zero_stage == 3 and layout.dp_shard is not None and dp > 0:
+    if layout.zero_stage == 3 and layout.dp_shard is not None and layout.shard_ranks > 1 and dp > 0:
         dp_exposed = _fsdp_exposed(model, layout, cluster, compute, m, backward_share)
     elif layout.param_gather_overlap and layout.zero_stage > 0 and dp > 0:
         # Megatron-Core --overlap-param-gather: the updated parameters' AllGather runs behind
