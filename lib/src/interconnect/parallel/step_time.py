@@ -8,8 +8,9 @@ One training iteration on ``n = dp * tp * pp * cp`` GPUs is costed as
   ``n * peak_flops * gemm_efficiency``;
 * tp_comm: the tensor-parallel AllReduces (or ReduceScatter + AllGather pairs with sequence
   parallelism) inside every layer, on the critical path (Megatron does not overlap them);
-* bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm)`` (the bubble is
-  idle time measured in units of the per-microbatch stage time, which includes TP comm;
+* bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm + ep_comm + cp_comm)``
+  (the bubble is idle time measured in units of the per-microbatch stage time, which includes
+  the communication inside the layers;
   Narayanan et al. 2021, eq. 1);
 * pp_comm: point-to-point activations and gradients between stages;
 * ep_comm: expert-parallel AllToAlls of MoE layers;
@@ -453,7 +454,7 @@ class StepTime:
         Hardware FLOPs per GPU over ``peak * gemm_efficiency``, plus the memory-bound
         element-wise time (:func:`elementwise_time`, also reported alone as ``elementwise``).
     bubble : float
-        Pipeline idle time, ``pipeline_bubble_fraction * (compute + tp_comm)``.
+        Pipeline idle time, ``pipeline_bubble_fraction * (compute + tp_comm + ep_comm + cp_comm)``.
     tp_comm, pp_comm, ep_comm : float
         Tensor-, pipeline- and expert-parallel communication on the critical path.
     dp_comm : float
