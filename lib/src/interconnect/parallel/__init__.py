@@ -16,7 +16,7 @@ The package, one topic per module (every public name is re-exported here):
 * :mod:`~interconnect.parallel.layout`: :class:`Layout`, how a job is split over GPUs;
 * :mod:`~interconnect.parallel.cluster`: :class:`Cluster`, the machine, and the links a group spans;
 * :mod:`~interconnect.parallel.traffic`: what each strategy sends (:class:`Traffic`), in bytes;
-* :mod:`~interconnect.parallel.step_time`: the step-time model of a PTD-P + EP + ZeRO step;
+* :mod:`~interconnect.parallel.step_time`: the step-time model of a PTD-P + EP + CP + ZeRO/FSDP step;
 * :mod:`~interconnect.parallel.validation`: published measurements and the calibration;
 * :mod:`~interconnect.parallel.plan`: the layout planner;
 * :mod:`~interconnect.parallel.roofline`: a roofline for communication.
@@ -48,6 +48,7 @@ from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_c
 from .step_time import (
     StepTime,
     compute_parts,
+    cp_comm_time,
     dp_comm_time,
     dp_step_time,
     dp_wire_bytes,
@@ -62,6 +63,8 @@ from .traffic import (
     _dp_buckets,
     activation_bytes,
     collectives_per_layer,
+    cp_kv_bytes,
+    cp_traffic,
     dp_traffic,
     ep_traffic,
     pp_traffic,
@@ -91,7 +94,8 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "calibrate", "validation_table",
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
            "Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
-           "ep_traffic", "step_traffic", "wire_bytes", "stage_layers", "compute_parts"]
+           "ep_traffic", "step_traffic", "wire_bytes", "stage_layers", "compute_parts",
+           "cp_traffic", "cp_kv_bytes", "cp_comm_time"]
 
 # private names other modules and chapters use (planning.ipynb calls _group_link)
 _PRIVATE = (_group_link, _check_fit, _dp_buckets)

@@ -182,7 +182,7 @@ def _link_terms(which, link, latency):
 def _group_link(group_size, stride, cluster):
     """(bandwidth, latency) a ring over a group sees, at the cluster's comm efficiency.
 
-    Ranks are numbered TP fastest, then DP, then PP (Megatron-LM's order); a group of
+    Ranks are numbered TP fastest, then CP, then DP, then PP (Megatron-Core's order); a group of
     ``group_size`` ranks ``stride`` apart fits in one node when ``group_size * stride <=
     gpus_per_node`` and then runs on NVLink. Otherwise it has ``k`` members per node and
     NCCL runs one ring channel per NIC, so each member crosses the network at

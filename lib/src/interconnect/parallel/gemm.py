@@ -150,8 +150,9 @@ def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
 def layer_gemms(model, layout):
     """The linear-layer GEMMs of one transformer layer on one tensor-parallel rank, forward pass.
 
-    ``(what, m, n, k)`` with ``m = s b`` tokens (sequence parallelism gathers the whole
-    sequence before each GEMM): QKV ``[sb, h] x [h, (a + 2 a_kv) d / t]``, projection
+    ``(what, m, n, k)`` with ``m = s b / cp`` tokens (sequence parallelism gathers the
+    rank's whole share of the sequence before each GEMM; context parallelism leaves each
+    rank ``s / cp`` of it): QKV ``[sb, h] x [h, (a + 2 a_kv) d / t]``, projection
     ``[sb, a d / t] x [a d / t, h]``, MLP up ``[sb, h] x [h, g f / t]`` (``g = 2`` for a
     gated MLP such as SwiGLU) and down ``[sb, f / t] x [f / t, h]``. The backward pass runs
     two GEMMs of the same sizes per forward one (transposed), counted with the same
@@ -171,7 +172,7 @@ def layer_gemms(model, layout):
     h, a, t = model.hidden, model.heads, layout.tp
     kv, d, f = model.n_kv_heads, model.d_head, model.d_ff
     g = 2 if model.gated_mlp else 1
-    T = model.seq_len * layout.microbatch
+    T = model.seq_len * layout.microbatch // layout.cp
     return [("qkv", T, (a + 2 * kv) * d // t, h), ("proj", T, h, a * d // t),
             ("mlp_up", T, g * f // t, h), ("mlp_down", T, h, f // t)]
 

@@ -210,6 +210,9 @@ def _check_fit(model, layout):
     if layout.pp * layout.chunks > model.layers:
         raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} is more than layers={model.layers}")
     stage_layers(model, layout)
+    if layout.cp > 1 and model.seq_len % (2 * layout.cp):
+        raise ValueError(f"cp={layout.cp} does not fit seq_len={model.seq_len}; allowed: seq_len a multiple of "
+                         f"2 cp = {2 * layout.cp} (each rank holds 2 of the 2 cp load-balanced chunks)")
     m = layout.microbatches(model.global_batch)
     if layout.chunks > 1 and m % layout.pp:
         raise ValueError(f"microbatches m={m} is not a multiple of pp={layout.pp}, "

@@ -1,20 +1,23 @@
 """The step-time model of a 3D/4D-parallel (PTD-P + EP + ZeRO) transformer training step.
 
-One training iteration on ``n = dp * tp * pp`` GPUs is costed as
+One training iteration on ``n = dp * tp * pp * cp`` GPUs is costed as
 
-    total = compute + tp_comm + bubble + pp_comm + ep_comm + dp_comm_exposed
+    total = compute + tp_comm + bubble + pp_comm + ep_comm + dp_comm_exposed + cp_comm
 
 * compute: iteration FLOPs (with the recomputation of the layout) over
   ``n * peak_flops * gemm_efficiency``;
 * tp_comm: the tensor-parallel AllReduces (or ReduceScatter + AllGather pairs with sequence
   parallelism) inside every layer, on the critical path (Megatron does not overlap them);
-* bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm)`` (the bubble is
-  idle time measured in units of the per-microbatch stage time, which includes TP comm;
+* bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm + ep_comm + cp_comm)``
+  (the bubble is idle time measured in units of the per-microbatch stage time, which includes
+  the communication inside the layers;
   Narayanan et al. 2021, eq. 1);
 * pp_comm: point-to-point activations and gradients between stages;
 * ep_comm: expert-parallel AllToAlls of MoE layers;
 * dp_comm_exposed: the gradient AllReduce (ZeRO: ReduceScatter/AllGather) left after the
-  part that overlaps with the backward pass of the last microbatch.
+  part that overlaps with the backward pass of the last microbatch;
+* cp_comm: the context-parallel (ring attention) K, V traffic left after the part hidden
+  behind the attention core it feeds (0 without context parallelism).
 
 Each collective is costed with :func:`interconnect.collectives.collective_time` (ring) on
 the link the group really spans (see ``_group_link``), at ``comm_efficiency`` of the link
@@ -31,17 +34,34 @@ from .cluster import Cluster, _group_link
 from .efficiency import pipeline_bubble_fraction
 from .gemm import gemm_efficiency, layer_gemm_efficiency
 from .layout import Layout, _check_fit, stage_layers
-from .traffic import SENDRECV, _dp_buckets, _phases, dp_traffic, ep_traffic, pp_traffic, tp_traffic, wire_bytes
+from .traffic import (
+    SENDRECV,
+    _dp_buckets,
+    _phases,
+    cp_traffic,
+    dp_traffic,
+    ep_traffic,
+    pp_traffic,
+    tp_traffic,
+    wire_bytes,
+)
 from .transformer import ModelConfig, step_flops
 
-__all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "dp_wire_bytes", "elementwise_time",
-           "compute_parts", "StepTime", "step_time", "dp_step_time"]
+__all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "cp_comm_time", "dp_wire_bytes",
+           "elementwise_time", "compute_parts", "StepTime", "step_time", "dp_step_time"]
 
 
 def _price(traffic, bandwidth, latency):
     """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` whose collectives all run
     at ``bandwidth`` and ``latency`` (each phase's calls added, then times its count)."""
     return _phases(traffic, lambda t: collective_time(t.op, t.nbytes, t.group, bandwidth, latency, t.algorithm))
+
+
+def _price_groups(traffic, cluster):
+    """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` of collectives, each on
+    the link its own group spans (``_group_link(t.group, t.stride)``)."""
+    return _phases(traffic, lambda t: collective_time(t.op, t.nbytes, t.group,
+                                                      *_group_link(t.group, t.stride, cluster), t.algorithm))
 
 
 def tp_comm_time(model, layout, cluster):
@@ -89,7 +109,7 @@ def pp_comm_time(model, layout, cluster):
     if not traffic:
         return 0.0
     eff = cluster.comm_efficiency
-    if layout.tp * layout.dp * layout.pp <= cluster.gpus_per_node:  # the whole pipeline in one node
+    if layout.tp * layout.cp * layout.dp * layout.pp <= cluster.gpus_per_node:  # the whole pipeline in one node
         p2p_bw, p2p_lat = cluster.intra_bandwidth, cluster.intra_latency
     else:
         p2p_bw, p2p_lat = cluster.inter_bandwidth, cluster.inter_latency
@@ -105,10 +125,11 @@ def pp_comm_time(model, layout, cluster):
 def dp_comm_time(model, layout, cluster):
     """Data-parallel gradient (and ZeRO parameter) communication per step on one GPU, seconds.
 
-    Prices :func:`~interconnect.parallel.dp_traffic` on the link the ``dp`` ranks
-    (``tp`` apart) span: each GPU reduces ``G = 2 P / (tp pp)`` bytes of BF16 gradients over
-    the ``dp`` ranks in buckets of ``layout.bucket_bytes``, one collective and its latencies
-    per bucket:
+    Prices :func:`~interconnect.parallel.dp_traffic`, each collective on the link its group
+    spans: the ``dp`` ranks ``tp`` apart (``dp cp`` ranks with context parallelism; with hybrid
+    sharding the shard group and, ``tp cp dp_shard`` apart, the replicas). Each GPU reduces
+    ``G = 2 P / (tp pp)`` bytes of BF16 gradients over the ``dp`` ranks in buckets of
+    ``layout.bucket_bytes``, one collective and its latencies per bucket:
 
     * ZeRO 0: AllReduce of ``G`` (``2 G (dp-1)/dp`` bytes on the wire);
     * ZeRO 1 and 2: ReduceScatter of the gradients + AllGather of the updated parameters,
@@ -127,7 +148,7 @@ def dp_comm_time(model, layout, cluster):
     traffic = dp_traffic(model, layout)
     if not traffic:
         return 0.0
-    return _price(traffic, *_group_link(layout.dp, layout.tp, cluster))
+    return _price_groups(traffic, cluster)
 
 
 def dp_wire_bytes(model, layout):
@@ -170,7 +191,7 @@ def ep_comm_time(model, layout, cluster):
     backward (3 forward with full recomputation) of the ``2 s b h`` bytes (``/ tp`` with
     sequence parallelism) a GPU holds (Lepikhin et al. 2021, GShard; Fedus et al. 2022, Switch
     Transformer), for ``moe_layers / pp`` layers and ``m`` microbatches, over the ``ep`` ranks
-    (``tp`` apart).
+    (``tp cp`` apart).
 
     Examples
     --------
@@ -185,7 +206,35 @@ def ep_comm_time(model, layout, cluster):
     traffic = ep_traffic(model, layout)
     if not traffic:
         return 0.0
-    return _price(traffic, *_group_link(layout.ep, layout.tp, cluster))
+    return _price(traffic, *_group_link(layout.ep, layout.tp * layout.cp, cluster))
+
+
+def cp_comm_time(model, layout, cluster):
+    """Context-parallel (ring attention) communication per step on one GPU, seconds, before overlap.
+
+    Prices :func:`~interconnect.parallel.cp_traffic` on the link the ``cp`` ranks (``tp``
+    apart) span: per layer and microbatch an AllGather of the keys and values forward, an
+    AllGather and a ReduceScatter (their gradients) backward, and one AllGather more where
+    the attention forward is recomputed. :func:`step_time` hides most of it behind the
+    attention core (``StepTime.cp_comm`` is what is left).
+
+    Examples
+    --------
+    Llama 3 405B, 8-way TP and 2-way CP on H100 nodes (NVLink 4, NDR InfiniBand): the two
+    CP ranks are 8 apart, in different nodes:
+
+    >>> from interconnect import catalog
+    >>> ll, h100 = catalog.models.get("llama3-405b"), Cluster.from_links("H100", "nvlink4", "ib-ndr")
+    >>> lay = Layout(dp=32, tp=8, pp=16, cp=2, flash_attention=True, uneven_stages=True)
+    >>> round(cp_comm_time(ll, lay, h100), 3)      # s per step
+    0.114
+    >>> round(step_time(ll, lay, h100).cp_comm, 3)   # exposed: all of it hides behind the attention
+    0.0
+    """
+    traffic = cp_traffic(model, layout)
+    if not traffic:
+        return 0.0
+    return _price(traffic, *_group_link(layout.cp, layout.tp, cluster))
 
 
 def elementwise_time(model, layout, cluster):
@@ -200,7 +249,9 @@ def elementwise_time(model, layout, cluster):
     reads it and writes and reads its gradient (4x). A recomputed forward adds 2x again:
     of everything (full) or of the attention-score part ``5 a s^2 b / t`` (selective).
     With ``flash_attention`` the scores never reach HBM: the ``5 a s / h`` term is gone
-    from the traffic and selective recomputation adds none.
+    from the traffic and selective recomputation adds none. With context parallelism each
+    GPU holds ``s / cp`` of the tokens (their scores against all ``s`` keys), so ``1 / cp``
+    of the traffic.
     No coefficient is fitted; the per-element counts above are the whole model.
 
     Examples
@@ -222,7 +273,7 @@ def elementwise_time(model, layout, cluster):
         traffic += 2.0 * stored
     elif layout.recompute == "selective":
         traffic += 2.0 * (stored - _memory.activation_memory(recompute="selective", **args))
-    return m * stage_layers(model, layout) * traffic / cluster.memory_bandwidth
+    return m * stage_layers(model, layout) * traffic / layout.cp / cluster.memory_bandwidth
 
 
 def _flops_by_term(model):
@@ -249,7 +300,12 @@ def compute_parts(model, layout, cluster):
 
     Linear GEMMs and logits run at the cluster's ``gemm_efficiency``, or, where the cluster
     names a ``gemm_gpu``, at the efficiency of their shapes
-    (:func:`~interconnect.parallel.gemm.layer_gemm_efficiency`).
+    (:func:`~interconnect.parallel.gemm.layer_gemm_efficiency`; with context parallelism
+    their ``M`` is the ``s b / cp`` tokens of one rank).
+
+    Every FLOP term is the iteration's total over ``n = dp tp pp cp`` GPUs: with context
+    parallelism the attention core too, as Megatron-Core balances causal attention by
+    giving each rank two of ``2 cp`` chunks.
 
     Without ``fp8``, ``flash_attention``, an ``attention_efficiency`` or a ``gemm_gpu`` the first three are
     the one term of Narayanan et al. (2021) and Korthikanti et al. (2022),
@@ -289,8 +345,8 @@ def compute_parts(model, layout, cluster):
         linear *= 4.0 / 3.0
     if cluster.gemm_gpu is not None:
         shape_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu)
-        logit_eff = gemm_efficiency(model.seq_len * layout.microbatch, -(-model.vocab // layout.tp), model.hidden,
-                                    cluster.gemm_gpu)
+        logit_eff = gemm_efficiency(model.seq_len * layout.microbatch // layout.cp, -(-model.vocab // layout.tp),
+                                    model.hidden, cluster.gemm_gpu)
     else:
         shape_eff = logit_eff = cluster.gemm_efficiency
     if layout.fp8:
@@ -322,6 +378,63 @@ def _attention_recompute_factor(layout):
     return 4.0 / 3.0 if full or layout.recompute == "selective" else 1.0
 
 
+def _attention_core_time(model, layout, cluster):
+    """Seconds per iteration of the attention core (``Q K^T``, ``softmax . V``, recomputation
+    included) on one GPU of the fullest stage, at the rate :func:`compute_parts` prices it
+    (also where the one-term model folds it into ``linear``)."""
+    even = model.layers / layout.pp
+    scale = stage_layers(model, layout) / even
+    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
+    attn_hw = _flops_by_term(model)["attention"] * _attention_recompute_factor(layout)
+    return scale * attn_hw / (layout.n_gpus * attn_rate)
+
+
+def _cp_exposed(model, layout, cluster):
+    """Context-parallel communication left on the critical path, seconds per step.
+
+    Ring attention computes the attention of the chunk in hand while the next chunk's keys
+    and values travel: of the ``cp`` chunk steps of each attention pass, ``cp - 1`` have a
+    transfer behind them (the last chunk's compute has none). So the ring traffic hides
+    behind ``(cp - 1) / cp`` of the attention core's time, summed over the step:
+    ``max(0, cp_comm_time - (cp - 1) / cp * attention)``. Summed over the step rather than
+    per ring step, it is a lower bound where the chunks' transfers and computes differ."""
+    comm = cp_comm_time(model, layout, cluster)
+    if comm == 0.0:
+        return 0.0
+    hide = (layout.cp - 1) / layout.cp * _attention_core_time(model, layout, cluster)
+    return max(0.0, comm - hide)
+
+
+def _fsdp_exposed(model, layout, cluster, compute, m, backward_share):
+    """Exposed FSDP (ZeRO-3 with ``dp_shard``) traffic, seconds per step.
+
+    Per microbatch of forward compute ``c_f`` and backward compute ``c_b`` (recomputation
+    included), with ``k`` buckets (FSDP units):
+
+    * the forward AllGathers prefetch the next unit's parameters behind the current unit's
+      compute: with ``param_gather_overlap`` all but the first unit's gather hide, up to
+      ``c_f``; without it all are exposed;
+    * in the backward pass the re-gathers likewise hide up to ``c_b`` (with
+      ``param_gather_overlap``), and the gradient ReduceScatters hide behind what of
+      ``dp_overlap c_b`` the re-gathers left, all but the last unit's;
+    * the replicas' AllReduce (HSDP), once per step after the last microbatch's
+      ReduceScatters, hides behind what is left of that window, all but the last bucket's.
+    """
+    traffic = dp_traffic(model, layout)
+    k = _dp_buckets(model, layout)
+    rs, ag_f, ag_b = (_price_groups([t], cluster) / m for t in traffic[:3])
+    ar = _price_groups(traffic[3:], cluster)
+    c_f = (1.0 - backward_share) * compute / m
+    c_b = backward_share * compute / m
+    tail = 1.0 - 1.0 / k
+    hid_f = min(ag_f * tail, c_f) if layout.param_gather_overlap else 0.0
+    hid_b = min(ag_b * tail, c_b) if layout.param_gather_overlap else 0.0
+    room = min(layout.dp_overlap * c_b, c_b - hid_b)
+    hid_rs = min(rs * tail, room)
+    hid_ar = min(ar * tail, room - hid_rs)
+    return m * (ag_f - hid_f + ag_b - hid_b + rs - hid_rs) + ar - hid_ar
+
+
 def _hardware_flops(model, layout):
     """Hardware FLOPs of one iteration (what the GPUs execute, recomputation included)."""
     if not layout.flash_attention:
@@ -341,7 +454,7 @@ class StepTime:
         Hardware FLOPs per GPU over ``peak * gemm_efficiency``, plus the memory-bound
         element-wise time (:func:`elementwise_time`, also reported alone as ``elementwise``).
     bubble : float
-        Pipeline idle time, ``pipeline_bubble_fraction * (compute + tp_comm)``.
+        Pipeline idle time, ``pipeline_bubble_fraction * (compute + tp_comm + ep_comm + cp_comm)``.
     tp_comm, pp_comm, ep_comm : float
         Tensor-, pipeline- and expert-parallel communication on the critical path.
     dp_comm : float
@@ -362,6 +475,10 @@ class StepTime:
     model_tflops_per_gpu : float
         Model TFLOP/s per GPU (no recomputation counted): what Megatron-Core's log and most
         2023-26 papers report, where Narayanan et al. (2021) reported hardware FLOP/s.
+    cp_comm : float
+        Context-parallel (ring attention) communication left after the part hidden behind
+        the attention core (:func:`cp_comm_time` is all of it); 0 without context parallelism.
+        Last of the fields, so that positional construction of the others is unchanged.
     """
 
     compute: float
@@ -379,8 +496,9 @@ class StepTime:
     elementwise: float = 0.0
     tp_comm_hidden: float = 0.0
     model_tflops_per_gpu: float = 0.0
+    cp_comm: float = 0.0
 
-    PARTS = ("compute", "bubble", "tp_comm", "pp_comm", "ep_comm", "dp_comm_exposed")
+    PARTS = ("compute", "bubble", "tp_comm", "pp_comm", "ep_comm", "dp_comm_exposed", "cp_comm")
 
     def as_dict(self):
         """All fields as a plain dict."""
@@ -441,7 +559,7 @@ def step_time(model, layout, cluster):
     Returns
     -------
     StepTime
-        ``total = compute + bubble + tp_comm + pp_comm + ep_comm + dp_comm_exposed``.
+        ``total = compute + bubble + tp_comm + pp_comm + ep_comm + dp_comm_exposed + cp_comm``.
 
     Notes
     -----
@@ -451,6 +569,15 @@ def step_time(model, layout, cluster):
     microbatch's compute; 3/4 with full recomputation, whose extra forward runs then), times
     ``layout.dp_overlap``; the last bucket (the first layers' gradients, produced last)
     is always exposed.
+
+    Context parallelism (``cp > 1``): the ring attention's K, V traffic hides behind the
+    attention core it feeds, all but one chunk's worth (``_cp_exposed``); what is left,
+    ``cp_comm``, is on the critical path of every microbatch like ``tp_comm`` and so also
+    enters the bubble. FSDP / HSDP (ZeRO-3 with ``dp_shard``): the per-microbatch
+    parameter gathers prefetch behind the compute of the microbatch's forward and backward
+    passes when ``param_gather_overlap`` is set (``_fsdp_exposed``); ZeRO 1-2 with
+    ``dp_shard`` use the rules above, the replicas' AllReduce counted with the gradient
+    reduction.
 
     References
     ----------
@@ -487,17 +614,21 @@ def step_time(model, layout, cluster):
     pp = pp_comm_time(model, layout, cluster)
     ep = ep_comm_time(model, layout, cluster)
     bf = pipeline_bubble_fraction(layout.pp, m, layout.chunks)
-    bubble = bf * (compute + tp + ep)
+    cp = _cp_exposed(model, layout, cluster)
+    bubble = bf * (compute + tp + ep + cp)          # cp = 0.0 leaves the sum's bits alone
     dp = dp_comm_time(model, layout, cluster)
     # the backward phase: 2 of 3 passes, or recompute + backward = 3 of 4 with full recomputation
     backward_share = 0.75 if layout.recompute == "full" else 2.0 / 3.0
     window = backward_share * compute / m
     n_buckets = _dp_buckets(model, layout)
-    if layout.param_gather_overlap and layout.zero_stage > 0 and dp > 0:
+    if layout.zero_stage == 3 and layout.dp_shard is not None and layout.shard_ranks > 1 and dp > 0:
+        dp_exposed = _fsdp_exposed(model, layout, cluster, compute, m, backward_share)
+    elif layout.param_gather_overlap and layout.zero_stage > 0 and dp > 0:
         # Megatron-Core --overlap-param-gather: the updated parameters' AllGather runs behind
-        # the next step's first forward pass; the gradients' ReduceScatter behind the last backward
+        # the next step's first forward pass; the gradients' ReduceScatter (and HSDP's AllReduce
+        # of the replicas) behind the last backward
         traffic = dp_traffic(model, layout)
-        grad = _price(traffic[:1], *_group_link(layout.dp, layout.tp, cluster))
+        grad = _price_groups([t for t in traffic if t.op != "allgather"], cluster)
         gather = dp - grad
         fwd_window = (1.0 - backward_share) * compute / m
         grad_exposed = grad - min(grad - grad / n_buckets, layout.dp_overlap * window)
@@ -508,14 +639,14 @@ def step_time(model, layout, cluster):
         # start when the backward pass ends, so at most (n_buckets - 1) buckets hide behind it
         last_bucket = dp / n_buckets if dp > 0 else 0.0
         dp_exposed = dp - min(dp - last_bucket, layout.dp_overlap * window) if dp > 0 else 0.0
-    total = compute + bubble + tp + pp + ep + dp_exposed
+    total = compute + bubble + tp + pp + ep + dp_exposed + cp
     peak_total = n * cluster.peak_flops * total
     mf = model.model_flops()
     return StepTime(compute=compute, bubble=bubble, tp_comm=tp, pp_comm=pp, ep_comm=ep, dp_comm=dp,
                     dp_comm_exposed=dp_exposed, total=total, mfu=mf / peak_total,
                     hfu=hw / peak_total, tflops_per_gpu=hw / (n * total) / 1e12, bubble_fraction=bf,
                     elementwise=elementwise, tp_comm_hidden=tp_hidden,
-                    model_tflops_per_gpu=mf / (n * total) / 1e12)
+                    model_tflops_per_gpu=mf / (n * total) / 1e12, cp_comm=cp)
 
 
 def dp_step_time(model, cluster, dp=8, zero_stage=2, dp_overlap=0.0, bucket_bytes=25e6, microbatch=1,

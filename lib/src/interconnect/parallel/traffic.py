@@ -16,14 +16,21 @@ bytes. So the byte counts of the strategies live here and only here.
   ReduceScatter + AllGather (ZeRO 1, 2) or one AllGather more (ZeRO 3)
   (Rajbhandari et al. 2020, sec. 7);
 * expert parallelism (:func:`ep_traffic`): 2 AllToAlls forward and 2 backward per MoE layer
-  (Lepikhin et al. 2021; Fedus et al. 2022).
+  (Lepikhin et al. 2021; Fedus et al. 2022);
+* context parallelism (:func:`cp_traffic`): ring attention passes each layer's keys and
+  values around the ``cp`` ranks, forward and backward, and reduces their gradients
+  (Liu et al. 2023; Megatron-Core context parallelism).
 
-Ranks are numbered TP fastest, then DP, then PP (Megatron-LM's order); ``stride`` is the
-rank distance between a group's members, which decides what links the group spans.
+Ranks are numbered TP fastest, then CP, then DP, then PP (Megatron-Core's order
+tp-cp-ep-dp-pp; with ``cp = 1`` Megatron-LM's TP, DP, PP); ``stride`` is the rank distance
+between a group's members, which decides what links the group spans: TP 1, CP ``tp``, DP
+(and EP) ``tp cp``, PP ``tp cp dp``. With context parallelism each GPU holds ``s / cp`` tokens
+of every microbatch, so the messages made of activations (TP, PP, EP) shrink by ``cp``.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +46,7 @@ def _stage_moe_layers(model, layout):
     return model.moe_layers / layout.pp if full == even else model.moe_layers / layout.pp * full / even
 
 __all__ = ["Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
-           "ep_traffic", "step_traffic", "wire_bytes"]
+           "ep_traffic", "cp_traffic", "cp_kv_bytes", "step_traffic", "wire_bytes"]
 
 #: The point-to-point transfer between neighbouring pipeline stages, besides the collectives.
 SENDRECV = "sendrecv"
@@ -63,7 +70,7 @@ class Traffic:
     count : float
         Calls per step on one GPU, >= 0.
     stride : int
-        Rank distance between the group's members (TP fastest, then DP, then PP), >= 1.
+        Rank distance between the group's members (TP fastest, then CP, then DP, then PP), >= 1.
     algorithm : str
         Collective algorithm the call is priced with (default ``"ring"``).
     what : str
@@ -140,13 +147,17 @@ def wire_bytes(traffic):
 
 
 def activation_bytes(model, layout):
-    """Bytes of one microbatch's hidden states, ``2 s b h`` (16-bit): the TP message size.
+    """Bytes of one microbatch's hidden states on one GPU, ``2 s b h / cp`` (16-bit): the TP message size.
+
+    With context parallelism each of the ``cp`` ranks holds ``s / cp`` of the tokens
+    (Megatron-Core splits the sequence into ``2 cp`` chunks, two per rank), so its TP, PP and
+    EP messages are ``1 / cp`` of the sequence's.
 
     Parameters
     ----------
     model : ModelConfig
     layout : Layout
-        Only ``microbatch`` matters.
+        Only ``microbatch`` and ``cp`` matter.
 
     Returns
     -------
@@ -158,8 +169,10 @@ def activation_bytes(model, layout):
     >>> from interconnect.parallel import Layout
     >>> activation_bytes(catalog.models.get("gpt3-175b"), Layout(dp=1, tp=8, pp=1)) / 2**20   # 2 * 2048 * 12288
     48.0
+    >>> activation_bytes(catalog.models.get("gpt3-175b"), Layout(dp=1, tp=8, pp=1, cp=2)) / 2**20
+    24.0
     """
-    return 2.0 * model.seq_len * layout.microbatch * model.hidden
+    return 2.0 * model.seq_len * layout.microbatch * model.hidden / layout.cp
 
 
 def collectives_per_layer(layout):
@@ -221,17 +234,18 @@ def tp_traffic(model, layout):
 def pp_traffic(model, layout, gpus_per_node=None):
     """Pipeline-parallel traffic of one GPU per step.
 
-    Each stage sends the activation (``2 s b h`` bytes) of every microbatch forward and
-    receives its gradient backward: ``2 m v`` transfers with ``v`` interleaved chunks. Across
-    nodes with the scatter/gather optimisation each TP rank sends ``2 s b h / t`` and an
-    AllGather over the ``t`` ranks rebuilds the tensor.
+    Each stage sends the activation (``2 s b h / cp`` bytes, :func:`activation_bytes`) of
+    every microbatch forward and receives its gradient backward: ``2 m v`` transfers with
+    ``v`` interleaved chunks, to the rank ``tp cp dp`` away. Across nodes with the
+    scatter/gather optimisation each TP rank sends ``1/t`` of it and an AllGather over the
+    ``t`` ranks rebuilds the tensor.
 
     Parameters
     ----------
     model : ModelConfig
     layout : Layout
     gpus_per_node : int, optional
-        If given and the whole pipeline fits in one node (``tp dp pp <= gpus_per_node``),
+        If given and the whole pipeline fits in one node (``tp cp dp pp <= gpus_per_node``),
         the transfers stay on the node's links and scatter/gather does not apply. Default:
         the stages are on different nodes.
 
@@ -256,7 +270,7 @@ def pp_traffic(model, layout, gpus_per_node=None):
     if p == 1:
         return []
     m = _check_fit(model, layout)
-    stride = layout.tp * layout.dp
+    stride = layout.tp * layout.cp * layout.dp
     nbytes = activation_bytes(model, layout)
     count = 2.0 * m * layout.chunks
     in_node = gpus_per_node is not None and stride * p <= gpus_per_node
@@ -326,13 +340,92 @@ def dp_traffic(model, layout):
     return out
 
 
+# The chapter "Data parallelism" shows the source of dp_traffic above (show_source), and its
+# stored output must not change: that body stays the plain case (cp = 1, no hybrid sharding),
+# which it computes exactly. The public dp_traffic below runs it for those layouts and
+# _sharded_dp_traffic otherwise; tests check that the two agree where both apply.
+_flat_dp_traffic = dp_traffic
+
+
+def _sharded_dp_traffic(model, layout):
+    """:func:`dp_traffic` for any layout: gradients over the ``dp cp`` ranks, and hybrid sharding."""
+    d = layout.dp * layout.cp
+    if d == 1:
+        return []
+    n_buckets = _dp_buckets(model, layout)
+    bucket = layout.grad_bytes * model.params / (layout.tp * layout.pp) / n_buckets
+    pbucket = bucket * 2.0 / layout.grad_bytes          # the parameters stay 16-bit
+    t = layout.tp
+    if layout.zero_stage == 0:
+        return [Traffic("allreduce", bucket, d, n_buckets, t, what="DP gradient AllReduce")]
+    if layout.dp_shard is None:
+        out = [Traffic("reducescatter", bucket, d, n_buckets, t, what="ZeRO gradient ReduceScatter"),
+               Traffic("allgather", pbucket, d, n_buckets, t, what="ZeRO updated-parameter AllGather")]
+        if layout.zero_stage == 3:
+            out.append(Traffic("allgather", pbucket, d, n_buckets, t, what="ZeRO-3 parameter AllGather before use"))
+        return out
+    s, r = layout.shard_ranks, layout.replicas
+    replica = ([Traffic("allreduce", bucket / s, r, n_buckets, t * s, what="HSDP replicas' gradient-shard AllReduce")]
+               if r > 1 else [])
+    if s == 1:                  # nothing to shard: the replicas reduce the whole gradient
+        return replica
+    if layout.zero_stage < 3:
+        return [Traffic("reducescatter", bucket, s, n_buckets, t, what="HSDP gradient ReduceScatter (shard group)"),
+                *replica,
+                Traffic("allgather", pbucket, s, n_buckets, t, what="HSDP updated-parameter AllGather (shard group)")]
+    per_mb = layout.microbatches(model.global_batch) * n_buckets
+    return [Traffic("reducescatter", bucket, s, per_mb, t, what="FSDP gradient ReduceScatter per microbatch"),
+            Traffic("allgather", pbucket, s, per_mb, t, what="FSDP parameter AllGather, forward"),
+            Traffic("allgather", pbucket, s, per_mb, t, what="FSDP parameter AllGather, backward (resharded)"),
+            *replica]
+
+
+@functools.wraps(_flat_dp_traffic)
+def dp_traffic(model, layout):  # noqa: F811 - the public dp_traffic wraps the chapter's plain one
+    if layout.cp == 1 and layout.dp_shard is None:
+        return _flat_dp_traffic(model, layout)
+    return _sharded_dp_traffic(model, layout)
+
+
+_DP_CP_DOC = """
+    Context parallelism and hybrid sharding (FSDP / HSDP):
+
+    * with ``cp > 1`` the weights are replicated over the ``cp`` ranks too, so every
+      collective above runs over the ``dp cp`` ranks (``tp`` apart);
+    * with ``dp_shard`` set and ZeRO >= 1 the ReduceScatter and AllGather run inside the
+      ``shard_ranks = dp_shard cp`` ranks of one copy (``tp`` apart), and the ``replicas``
+      copies AllReduce their ``1 / shard_ranks`` gradient shard (``tp cp dp_shard`` apart),
+      once per step. ZeRO 1 and 2: ReduceScatter + AllReduce + AllGather per bucket and
+      step. ZeRO 3 is PyTorch FSDP with ``reshard_after_forward=True``: per microbatch the
+      parameters are gathered in the forward pass and again in the backward pass and the
+      gradients are reduce-scattered, ``3 m`` collectives per bucket (the once-per-step
+      count of the plain ZeRO-3 above at ``m = 1``); ``dp_shard = dp`` is plain FSDP.
+      ``dp_shard`` does nothing with ZeRO 0.
+"""
+_DP_CP_EXAMPLES = """
+    Llama 3 405B on 8-way TP, 2-way CP, 8 data-parallel ranks in 4 replicas of 2 (HSDP,
+    ZeRO-3): ReduceScatter and two AllGathers per microbatch in the group of 2 x 2 ranks,
+    the replicas' AllReduce once per step:
+
+    >>> ll = catalog.models.get("llama3-405b")
+    >>> lay = Layout(dp=8, tp=8, pp=16, cp=2, zero_stage=3, dp_shard=2, uneven_stages=True)
+    >>> [(t.op, t.group, t.stride, t.count) for t in dp_traffic(ll, lay)][::3]
+    [('reducescatter', 4, 8, 65024), ('allreduce', 4, 32, 254)]
+"""
+dp_traffic.__doc__ = (_flat_dp_traffic.__doc__.replace("\n    Parameters\n", _DP_CP_DOC + "\n    Parameters\n", 1)
+                      .replace("Only ``dp``, ``tp``, ``pp``, ``zero_stage``,",
+                               "Only ``dp``, ``tp``, ``pp``, ``cp``, ``dp_shard`` (and for FSDP ``microbatch``), "
+                               "``zero_stage``,", 1)
+                      .rstrip() + "\n" + _DP_CP_EXAMPLES + "    ")
+
+
 def ep_traffic(model, layout):
     """Expert-parallel traffic of one GPU per step.
 
     Each MoE layer dispatches its tokens' hidden states to the experts and combines them back:
-    ``collectives_per_layer`` AllToAlls (pairwise) of the ``2 s b h`` bytes (``/ tp`` with
-    sequence parallelism) a GPU holds, over the ``ep`` ranks, for ``moe_layers / pp`` layers
-    and ``m`` microbatches.
+    ``collectives_per_layer`` AllToAlls (pairwise) of the ``2 s b h / cp`` bytes (``/ tp`` with
+    sequence parallelism) a GPU holds, over the ``ep`` ranks (``tp cp`` apart, Megatron-Core's
+    tp-cp-ep-dp-pp order), for ``moe_layers / pp`` layers and ``m`` microbatches.
 
     Parameters
     ----------
@@ -362,11 +455,107 @@ def ep_traffic(model, layout):
     m = _check_fit(model, layout)
     nbytes = activation_bytes(model, layout) / (layout.tp if layout.sequence_parallel else 1)
     count = m * _stage_moe_layers(model, layout) * collectives_per_layer(layout)
-    return [Traffic("alltoall", nbytes, e, count, layout.tp, "pairwise", what="EP dispatch/combine AllToAll")]
+    return [Traffic("alltoall", nbytes, e, count, layout.tp * layout.cp, "pairwise",
+                    what="EP dispatch/combine AllToAll")]
+
+
+def cp_kv_bytes(model, layout):
+    """Bytes of one layer's keys and values of one whole microbatch on one TP rank, 16-bit:
+    ``2 s b (g / t) (d_qk + d_v)``, the message size (full vector) of the context-parallel
+    AllGather.
+
+    ``g`` KV heads (grouped-query attention; all ``a`` heads for multi-head and latent
+    attention, whose keys and values are decompressed per head), split over the ``t`` TP
+    ranks (Megatron splits the heads with or without sequence parallelism); where ``t > g``
+    each rank keeps a copy of one KV head (``ceil(g / t)``).
+
+    Parameters
+    ----------
+    model : ModelConfig
+    layout : Layout
+        Only ``microbatch`` and ``tp`` matter.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Llama 3 405B (8 KV heads of 128) at 8-way TP: one KV head per rank, 8,192 tokens:
+
+    >>> from interconnect import catalog
+    >>> from interconnect.parallel import Layout
+    >>> cp_kv_bytes(catalog.models.get("llama3-405b"), Layout(dp=1, tp=8, pp=1, cp=2)) / 2**20   # 2 * 8192 * 256
+    4.0
+    """
+    kv = -(-model.n_kv_heads // layout.tp)
+    return 2.0 * model.seq_len * layout.microbatch * kv * (model.d_qk + model.d_v)
+
+
+def cp_traffic(model, layout):
+    """Context-parallel traffic of one GPU per step (ring attention).
+
+    Each of the ``cp`` ranks holds ``s / cp`` tokens of a microbatch (two of ``2 cp`` chunks,
+    so that causal attention's work is balanced). Its queries need every rank's keys and
+    values, so per layer and microbatch:
+
+    * forward: the K and V chunks travel round the ring of ``cp`` ranks: an AllGather of
+      :func:`cp_kv_bytes` (each rank sends ``(cp - 1) / cp`` of it);
+    * backward: K and V travel round again, and the gradients dK, dV travel back to their
+      owners, accumulating: an AllGather and a ReduceScatter of the same bytes;
+    * a recomputed attention forward (``"full"``, or ``"selective"`` without
+      ``flash_attention``, which recomputes the attention core) gathers K and V once more.
+
+    The groups are ``cp`` ranks ``tp`` apart. Llama 3 all-gathers K and V instead of passing
+    them round a ring: the same bytes, in one collective per layer.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    layout : Layout
+
+    Returns
+    -------
+    list of Traffic
+        Empty for ``cp = 1``.
+
+    References
+    ----------
+    H. Liu, M. Zaharia, P. Abbeel, "Ring Attention with Blockwise Transformers for
+    Near-Infinite Context", arXiv:2310.01889, 2023; NVIDIA, Megatron-Core developer guide,
+    "Context parallelism" (docs.nvidia.com/megatron-core/developer-guide/latest/api-guide/
+    context_parallel.html); Dubey et al. (2024), "The Llama 3 Herd of Models", sec. 3.3.2.
+
+    Examples
+    --------
+    Llama 3 405B, 8-way TP, 2-way CP, 16 stages (the fullest of 8 layers), 64 microbatches:
+    per layer and microbatch 2 AllGathers and 1 ReduceScatter of 4 MiB, each sending 2 MiB:
+
+    >>> from interconnect import catalog
+    >>> from interconnect.parallel import Layout
+    >>> ll = catalog.models.get("llama3-405b")
+    >>> lay = Layout(dp=32, tp=8, pp=16, cp=2, flash_attention=True, uneven_stages=True)
+    >>> [(t.op, t.nbytes / 2**20, t.group, t.stride, t.count) for t in cp_traffic(ll, lay)]
+    [('allgather', 4.0, 2, 8, 1024), ('reducescatter', 4.0, 2, 8, 512)]
+    >>> wire_bytes(cp_traffic(ll, lay)) / 2**30      # GiB per GPU per step
+    3.0
+    """
+    c = layout.cp
+    if c == 1:
+        return []
+    m = _check_fit(model, layout)
+    nbytes = cp_kv_bytes(model, layout)
+    per_mb = m * stage_layers(model, layout)
+    recomputed = layout.recompute == "full" or (layout.recompute == "selective" and not layout.flash_attention)
+    gathers = 3 if recomputed else 2
+    return [Traffic("allgather", nbytes, c, gathers * per_mb, layout.tp, what="CP K,V AllGather (ring attention)"),
+            Traffic("reducescatter", nbytes, c, per_mb, layout.tp, what="CP dK,dV ReduceScatter (ring attention)")]
 
 
 def step_traffic(model, layout, gpus_per_node=None):
-    """All the traffic of one GPU per step, by strategy: ``{"tp": [...], "pp": [...], "dp": [...], "ep": [...]}``.
+    """All the traffic of one GPU per step, by strategy: ``{"tp": [...], "pp": [...], "dp": [...], "ep": [...]}``,
+    and ``"cp"`` (:func:`cp_traffic`) for layouts with ``cp > 1`` only (so the dicts of
+    layouts without context parallelism are what they were).
 
     Examples
     --------
@@ -375,6 +564,12 @@ def step_traffic(model, layout, gpus_per_node=None):
     >>> tr = step_traffic(catalog.models.get("gpt3-175b"), Layout(dp=2, tp=8, pp=8, zero_stage=1))
     >>> {k: round(wire_bytes(v) / 1e9, 1) for k, v in tr.items()}
     {'tp': 3247.0, 'pp': 77.3, 'dp': 5.5, 'ep': 0.0}
+    >>> tr = step_traffic(catalog.models.get("gpt3-175b"), Layout(dp=2, tp=8, pp=8, cp=2, zero_stage=1))
+    >>> {k: round(wire_bytes(v) / 1e9, 1) for k, v in tr.items()}
+    {'tp': 1623.5, 'pp': 38.7, 'dp': 8.2, 'ep': 0.0, 'cp': 231.9}
     """
-    return {"tp": tp_traffic(model, layout), "pp": pp_traffic(model, layout, gpus_per_node),
-            "dp": dp_traffic(model, layout), "ep": ep_traffic(model, layout)}
+    out = {"tp": tp_traffic(model, layout), "pp": pp_traffic(model, layout, gpus_per_node),
+           "dp": dp_traffic(model, layout), "ep": ep_traffic(model, layout)}
+    if layout.cp > 1:
+        out["cp"] = cp_traffic(model, layout)
+    return out
