@@ -13,6 +13,8 @@ S. Rajbhandari, J. Rasley, O. Ruwase, Y. He, "ZeRO: Memory Optimizations Toward 
 Trillion Parameter Models", SC20 (arXiv:1910.02054), sections 3.1 and 5, Table 1.
 W. Kwon et al., "Efficient Memory Management for Large Language Model Serving with
 PagedAttention", SOSP 2023 (arXiv:2309.06180), section 3 (KV cache size).
+V. Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models",
+MLSys 2023 (arXiv:2205.05198), sec. 4 and Table 2 (stored activations per layer).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 
 from ._validate import as_count, as_nonnegative, as_positive
 
-__all__ = ["training_memory", "kv_cache_bytes", "activation_memory", "RECOMPUTE"]
+__all__ = ["training_memory", "kv_cache_bytes", "activation_memory", "layer_activation_bytes", "RECOMPUTE"]
 
 
 def training_memory(n_params, dp=1, zero_stage=0, optimizer_bytes_per_param=12.0,
@@ -206,3 +208,138 @@ def activation_memory(seq_len, microbatch, hidden, heads, layers=1, tp=1, sequen
     if v > 1:
         total *= 1.0 + (p - 1) / (p * v)
     return float(total)
+
+
+def layer_activation_bytes(model, tp=1, sequence_parallel=False, recompute="none", flash_attention=False, cp=1,
+                           microbatch=1, moe=False, dropout=None):
+    """Bytes of activations one transformer layer stores for its backward pass, per GPU, per microbatch.
+
+    Korthikanti et al.'s (2022, sec. 4.1) accounting, element by element, for any
+    :class:`~interconnect.parallel.ModelConfig` (16-bit activations, 1-byte dropout masks).
+    With ``S = s / cp`` tokens of the sequence on this GPU, ``b`` the microbatch, ``t``
+    the tensor-parallel size, ``a`` query heads, ``g`` key-value heads, ``d_qk``, ``d_v``
+    the head sizes, ``f`` the MLP's inner size and ``δ`` 1 with dropout, 0 without:
+
+    * attention block: ``S b [2 h + 2 a d_qk + 2 g d_qk + 2 g d_v + 2 a d_v + δ h]``: the
+      QKV projection's input, Q, K, V (after RoPE), the context (the output projection's
+      input) and the dropout mask after it; plus the scores, their softmax and dropout
+      ``(2 + 3 δ) a S s b`` (each GPU's ``S`` queries against all ``s`` keys). Fused
+      attention (FlashAttention) never stores the ``S x s`` scores: it keeps the output,
+      already counted as the context, and an FP32 log-sum-exp per row and head, ``4 a S b``;
+    * MLP block: ``S b [2 h + 4 f + δ h]`` (input, the GeLU's input and output, the dropout
+      mask), or ``6 f`` for a gated (SwiGLU) MLP: Megatron-Core's fused SwiGLU keeps its
+      input, the gate and up projections (``4 f``), and the down projection keeps the
+      product (``2 f``);
+    * an MoE layer (``moe=True`` and ``model.num_experts`` set): each token goes to
+      ``top_k`` experts (capacity factor 1, balanced routing), so the experts store
+      ``top_k`` times an expert MLP, ``k (2 h + (4 or 6) f_e)``, plus ``shared_experts``
+      MLPs of ``f_e`` and the router's FP32 scores ``4 E``. The experts' input is
+      gathered over the tensor-parallel ranks (Megatron-Core's expert tensor parallelism,
+      here equal to ``t``), so its ``2 k h`` is not divided by ``t``;
+    * two norms ``4 S b h`` (their inputs; the per-row statistics are left out);
+    * multi-head latent attention (MLA) also keeps the compressed query ``4 r_q`` (the
+      RMSNorm's and the up-projection's input) and key-value ``2 (r_kv + d_rope) + 2 r_kv``
+      per token, and its K has ``a`` heads.
+
+    Tensor parallelism divides the heads' and the MLP's inner terms by ``t``; the norms,
+    the two block inputs, the dropout masks and the MLA latents are replicated unless
+    ``sequence_parallel`` splits them too. Recomputation: ``"selective"`` drops the
+    scores term (or the log-sum-exp); ``"full"`` keeps only the layer's input, ``2 S b h``
+    (``/ t`` with sequence parallelism, whose layer input is already split; Korthikanti
+    et al.'s Table 2 prints ``2 s b h`` for the configuration without it).
+
+    For the GPT block (multi-head attention, ``f = 4 h``, dropout) this is Table 2:
+    ``s b h (34 + 5 a s / h)``, ``s b h (10 + 24 / t + 5 a s / (h t))``,
+    ``s b h (34 / t + 5 a s / (h t))`` and the selective rows without the ``5 a s`` term,
+    the same numbers as :func:`activation_memory` for one layer.
+
+    Parameters
+    ----------
+    model : interconnect.parallel.ModelConfig
+    tp, cp, microbatch : int
+        Tensor- and context-parallel sizes and the microbatch in sequences, >= 1; ``cp``
+        must divide ``model.seq_len``.
+    sequence_parallel, flash_attention : bool
+    recompute : {"none", "selective", "full"}
+    moe : bool
+        The layer's MLP is a mixture of experts (counted as a dense MLP without
+        ``model.num_experts``, as :class:`~interconnect.parallel.ModelConfig` does).
+    dropout : bool, optional
+        Default ``model.bias``: the GPT block (GPT-2/3, Megatron-LM's GPT recipes) trains
+        with dropout 0.1; Llama, Mixtral and DeepSeek train without (their Megatron-Core
+        recipes set attention and hidden dropout to 0).
+
+    Returns
+    -------
+    float
+        Bytes.
+
+    References
+    ----------
+    Korthikanti et al. (2022), sec. 4.1 and Table 2; Dao et al. (2022), FlashAttention,
+    sec. 3.1 (the backward pass needs only the output and the softmax statistics).
+
+    Examples
+    --------
+    GPT-3 175B, one 2,048-token sequence: Table 2's 2,736 MiB without parallelism and 102
+    MiB with ``t = 8``, sequence parallelism and selective recomputation:
+
+    >>> from interconnect import catalog
+    >>> gpt3 = catalog.models.get("gpt3-175b")
+    >>> layer_activation_bytes(gpt3) / 2**20, layer_activation_bytes(gpt3, 8, True, "selective") / 2**20
+    (2736.0, 102.0)
+
+    Llama 3 8B at 8,192 tokens with FlashAttention: 136 KiB per token (``8 h`` of norms and
+    block inputs, ``20 h / 4`` of Q, K, V and context with 8 KV heads, ``6 f`` of SwiGLU)
+    plus 1 MiB of log-sum-exp:
+
+    >>> layer_activation_bytes(catalog.models.get("llama3-8b"), flash_attention=True) / 2**20
+    1089.0
+    """
+    t = as_count("tp", tp)
+    c = as_count("cp", cp)
+    b = as_count("microbatch", microbatch)
+    if recompute not in RECOMPUTE:
+        raise ValueError(f"recompute={recompute!r} is unknown; allowed: {', '.join(RECOMPUTE)}")
+    flags = {"sequence_parallel": sequence_parallel, "flash_attention": flash_attention, "moe": moe}
+    if dropout is not None:
+        flags["dropout"] = dropout
+    for name, flag in flags.items():
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name}={flag!r} is not a bool; allowed True or False")
+    try:
+        s, h, a, g = model.seq_len, model.hidden, model.heads, model.n_kv_heads
+        d_qk, d_v = model.d_qk, model.d_v
+    except AttributeError:
+        raise ValueError(f"model={model!r} is not a ModelConfig; allowed: an interconnect.parallel.ModelConfig") \
+            from None
+    if s % c:
+        raise ValueError(f"cp={c} is not allowed; cp must divide seq_len={s}")
+    delta = float(model.bias if dropout is None else dropout)
+    S = s // c
+    sp = bool(sequence_parallel)
+    if recompute == "full":
+        return 2.0 * S * b * h / (t if sp else 1)
+    act = 6.0 if model.gated_mlp else 4.0
+    # replicated over the tensor-parallel ranks unless sequence parallel: norms, block inputs, masks
+    rep = 4.0 * h + 2.0 * h + 2.0 * h + 2.0 * delta * h
+    if model.is_mla:
+        rep += 4.0 * (model.q_lora_rank or 0) + 2.0 * (model.kv_lora_rank + model.qk_rope_head_dim) \
+            + 2.0 * model.kv_lora_rank
+    split = 2.0 * a * d_qk + 2.0 * g * d_qk + 2.0 * g * d_v + 2.0 * a * d_v
+    gathered = 0.0   # gathered over tp (the experts' input), whatever sequence_parallel says
+    if moe and model.num_experts is not None:
+        fe, k = model.d_expert_ff, model.top_k
+        rep += 4.0 * model.num_experts
+        gathered = 2.0 * k * h
+        split += act * fe * (k + model.shared_experts)
+    else:
+        split += act * model.d_ff
+    per_token = (rep / t if sp else rep) + split / t + gathered
+    total = float(S) * b * per_token
+    if recompute == "none":
+        if flash_attention:
+            total += 4.0 * a * S * b / t
+        else:
+            total += (2.0 + 3.0 * delta) * a * float(S) * s * b / t
+    return total

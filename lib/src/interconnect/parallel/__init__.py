@@ -43,7 +43,16 @@ from .efficiency import (
     pipeline_bubble_fraction,
 )
 from .layout import Layout, _check_fit, stage_layers
-from .plan import Plan, inference_memory, layout_memory, layout_memory_breakdown, plan, stage_params
+from .plan import (
+    MEMORY_MARGIN,
+    Plan,
+    inference_memory,
+    layout_memory,
+    layout_memory_breakdown,
+    memory_limit_of,
+    plan,
+    stage_params,
+)
 from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_comm_intensity
 from .step_time import (
     StepTime,
@@ -89,7 +98,7 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
            "step_flops", "gelu", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time",
            "ep_comm_time", "step_time", "dp_step_time", "dp_wire_bytes", "effective_bandwidth",
-           "plan", "layout_memory", "layout_memory_breakdown", "inference_memory",
+           "plan", "layout_memory", "layout_memory_breakdown", "inference_memory", "memory_limit_of", "MEMORY_MARGIN",
            "ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row",
            "calibrate", "validation_table",
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
