@@ -154,7 +154,7 @@ def test_llama2_decode_is_decode_step_with_the_chapter_arguments():
     tps = np.array([1, 2, 4, 8])
     direct = A.decode_step(70e9, 80, 8192, tps, pc.bandwidth, pc.latency, h.memory_bandwidth, batch=32,
                            kv_bytes=memory.kv_cache_bytes(80, 8, 128, 4096, 32),
-                           peak_flops=h.peak_flops * parallel.CALIBRATED_GEMM_EFFICIENCY)
+                           peak_flops=h.peak_flops * parallel.ceiling_fraction("H100"))
     assert np.array_equal(A.llama2_decode("70B", tps, "pcie5x16", batch=32).total, direct.total)
 
 

@@ -147,6 +147,7 @@ def test_efficiency_errors(call, match):
 
 # --------------------------------------------------------------------------- dp_step
 STEP = dict(n_params=7e9, tokens_per_gpu=4096, peak_flops=989e12, bandwidth=450e9, latency=5e-6)
+HALF = dict(gemm_efficiency=0.5)   # an illustrative fraction of peak; the library has no default
 
 
 @pytest.mark.parametrize("p", [1, 2, 8, 64, 1000])
@@ -169,15 +170,15 @@ def test_dp_step_consistent_with_collectives_and_efficiency(p, overlap):
 
 
 def test_dp_step_algorithm_and_grad_bytes():
-    r = dp_step(p=64, algorithm="rabenseifner", grad_bytes=4.0, **STEP)
+    r = dp_step(p=64, algorithm="rabenseifner", grad_bytes=4.0, **STEP, **HALF)
     assert r["comm"] == collective_time("allreduce", 4 * 7e9, 64, 450e9, 5e-6, "rabenseifner")
 
 
 def test_dp_step_vectorised_over_p():
     ps = np.array([1, 2, 8, 64])
-    r = dp_step(p=ps, **STEP)
+    r = dp_step(p=ps, **STEP, **HALF)
     for i, p in enumerate(ps):
-        one = dp_step(p=int(p), **STEP)
+        one = dp_step(p=int(p), **STEP, **HALF)
         for key in ("comm", "exposed", "step", "efficiency", "speedup", "mfu"):
             assert r[key][i] == pytest.approx(one[key], rel=1e-15)
 
@@ -185,11 +186,11 @@ def test_dp_step_vectorised_over_p():
 @FAST
 @given(p=st.integers(1, 4096), bw=st.floats(1e9, 1e12), ov=st.floats(0.0, 1.0))
 def test_dp_step_properties(p, bw, ov):
-    r = dp_step(p=p, overlap=ov, **(STEP | dict(bandwidth=bw)))
+    r = dp_step(p=p, overlap=ov, **(STEP | HALF | dict(bandwidth=bw)))
     assert 0.0 < r["efficiency"] <= 1.0
     assert 0.0 < r["speedup"] <= p
-    assert 0.0 < r["mfu"] <= 0.5  # gemm_efficiency default 0.5 is the ceiling
-    faster = dp_step(p=p, overlap=ov, **(STEP | dict(bandwidth=2 * bw)))
+    assert 0.0 < r["mfu"] <= 0.5  # the gemm_efficiency of 0.5 is the ceiling
+    faster = dp_step(p=p, overlap=ov, **(STEP | HALF | dict(bandwidth=2 * bw)))
     assert faster["efficiency"] >= r["efficiency"]
 
 
@@ -210,9 +211,19 @@ def test_dp_step_properties(p, bw, ov):
     (dict(algorithm="recursive_doubling", p=6), "p=6"),
 ])
 def test_dp_step_errors(kw, match):
-    args = dict(STEP, p=8) | kw
+    args = dict(STEP, p=8) | HALF | kw
     with pytest.raises(ValueError, match=match):
         dp_step(**args)
+
+
+def test_dp_models_need_an_explicit_gemm_efficiency():
+    # no arbitrary default: the caller names the fraction of peak (e.g. gemm.ceiling_fraction)
+    from interconnect.parallel import dp_break_even_tokens
+
+    with pytest.raises(TypeError, match="gemm_efficiency is required"):
+        dp_step(p=8, **STEP)
+    with pytest.raises(TypeError, match="ceiling_fraction"):
+        dp_break_even_tokens(989e12, 450e9, 8)
 
 
 # --- pipeline bubble (Narayanan et al. 2021, sec. 2.2) ------------------------------------

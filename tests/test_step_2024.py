@@ -162,6 +162,14 @@ def test_gemm_ceiling_is_the_measured_mamf():
         # a shape that fills whole waves reaches the ceiling
         sms = G.SMS[gpu]
         assert math.isclose(G.gemm_efficiency(128 * sms, 256, 4096, gpu), measurements.get(name).value / peak)
+        # the named fraction is the same number, and gemm_efficiency scales it by the quantisation
+        assert G.ceiling_fraction(gpu) == measurements.get(name).value / peak
+        assert math.isclose(G.gemm_efficiency(2048, 5376, 1, gpu),
+                            G.ceiling_fraction(gpu) * G.gemm_quantisation(2048, 5376, sms))
+    with pytest.raises(ValueError, match="gpu"):
+        G.ceiling_fraction("V100")                     # no MAMF measurement in the catalog
+    with pytest.raises(ValueError, match="FP8"):
+        G.ceiling_fraction("A100", "fp8")
 
 
 def test_gemm_rejects_unknown_gpu_and_bad_shape():

@@ -33,7 +33,10 @@ def test_project_grows_from_the_h100_datasheet():
     assert r["bytes_per_flop"] == pytest.approx(450e9 / 989.4e12 * (1.3 / 1.5) ** 10)
     # t* = (p-1)/p g F f / (3 B) (Megatron-style ring balance): proportional to F / B
     assert r["dp_break_even_tokens"] == pytest.approx(r0["dp_break_even_tokens"] * (1.5 / 1.3) ** 10)
-    assert r0["dp_break_even_tokens"] == pytest.approx(P.dp_break_even_tokens(989.4e12, 450e9, 8))
+    # at the H100's measured GEMM ceiling (gemm.ceiling_fraction: 794.5 of 989.4 TFLOP/s, bekman_mamf)
+    assert r0["dp_break_even_tokens"] == pytest.approx(P.dp_break_even_tokens(989.4e12, 450e9, 8, 794.5 / 989.4))
+    assert trends.project(2022, 1.3, 1.5, gemm_efficiency=0.5)["dp_break_even_tokens"] == pytest.approx(
+        P.dp_break_even_tokens(989.4e12, 450e9, 8, 0.5))
     # equal rates keep the ratio flat
     flat = trends.project(np.arange(2022, 2033), 1.4, 1.4)["bytes_per_flop"]
     assert np.allclose(flat, flat[0], rtol=1e-12)

@@ -326,8 +326,8 @@ def llama2_decode(model, tp, link, batch=1, context=4096, gpu="H100"):
 
     The weights are 16-bit, the KV cache holds ``context`` tokens of each of ``batch``
     sequences (:func:`interconnect.memory.kv_cache_bytes` with the model's key-value heads),
-    and the GEMMs run at the calibrated fraction
-    :data:`interconnect.parallel.CALIBRATED_GEMM_EFFICIENCY` of the GPU's peak.
+    and the GEMMs run at the GPU's measured GEMM ceiling,
+    :func:`interconnect.parallel.ceiling_fraction` of its peak.
 
     Parameters
     ----------
@@ -342,7 +342,8 @@ def llama2_decode(model, tp, link, batch=1, context=4096, gpu="H100"):
     context : int
         Tokens held in the KV cache per sequence.
     gpu : str
-        A GPU of :mod:`interconnect.devices` (its HBM bandwidth and peak).
+        A GPU of :mod:`interconnect.devices` with a measured GEMM ceiling
+        (:data:`interconnect.parallel.gemm.CEILING`): its HBM bandwidth, peak and ceiling.
 
     Returns
     -------
@@ -356,13 +357,13 @@ def llama2_decode(model, tp, link, batch=1, context=4096, gpu="H100"):
     """
     from .devices import get_gpu
     from .memory import kv_cache_bytes
-    from .parallel import CALIBRATED_GEMM_EFFICIENCY
+    from .parallel import ceiling_fraction
 
     n, layers, hidden, kv_heads = LLAMA2[choice("model", model, tuple(LLAMA2))]
     g, lk = get_gpu(gpu), _link(link)
     return decode_step(n, layers, hidden, tp, lk.bandwidth, lk.latency, g.memory_bandwidth, batch=batch,
                        kv_bytes=kv_cache_bytes(layers, kv_heads, LLAMA2_HEAD_DIM, context, batch),
-                       peak_flops=g.peak_flops * CALIBRATED_GEMM_EFFICIENCY)
+                       peak_flops=g.peak_flops * ceiling_fraction(g.name))
 
 
 def max_batch(tp, memory_per_gpu, weight_bytes, kv_bytes_per_sequence):

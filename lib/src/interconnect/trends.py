@@ -10,8 +10,8 @@ different rates:
   fit, ``exp(slope of log(value) against year)``;
 * :func:`project` -- a GPU's link bandwidth and dense compute grown at constant yearly
   factors from its launch year, the bytes per FLOP that result, and the data-parallel
-  break-even tokens per GPU (:func:`interconnect.parallel.dp_break_even_tokens`), which
-  is proportional to FLOP/s over bytes/s;
+  break-even tokens per GPU (:func:`interconnect.parallel.dp_break_even_tokens`, at the
+  starting GPU's measured GEMM ceiling), which is proportional to FLOP/s over bytes/s;
 * :data:`NVLINK6_BIDIRECTIONAL` -- the announced NVLink 6 figure (not in the catalog).
 
 References
@@ -74,13 +74,14 @@ def growth_per_year(years, values):
     return float(np.exp(np.polyfit(y, np.log(v), 1)[0]))
 
 
-def project(year, bw_growth, flops_growth, gpu="H100", p=8):
+def project(year, bw_growth, flops_growth, gpu="H100", p=8, gemm_efficiency=None):
     """A GPU's NVLink bandwidth and compute grown at constant yearly factors from its launch.
 
     ``B(y) = B_0 g_B^(y - y_0)`` and ``F(y) = F_0 g_F^(y - y_0)`` from the GPU's per-GPU
     NVLink bandwidth ``B_0`` (per direction), dense peak ``F_0`` and year ``y_0``
     (:mod:`interconnect.devices`). Bytes per FLOP then change by ``(g_B / g_F)`` a year,
-    and the data-parallel break-even tokens by the inverse.
+    and the data-parallel break-even tokens by the inverse. The projected GPU is taken to
+    reach the same fraction of its peak as the starting one.
 
     Parameters
     ----------
@@ -92,6 +93,10 @@ def project(year, bw_growth, flops_growth, gpu="H100", p=8):
         The starting GPU.
     p : int
         GPUs of the data-parallel ring for the break-even tokens, >= 2.
+    gemm_efficiency : float, optional
+        Fraction of peak the compute reaches, for the break-even tokens; default the
+        starting GPU's measured GEMM ceiling,
+        :func:`interconnect.parallel.gemm.ceiling_fraction` (``gpu`` must have one).
 
     Returns
     -------
@@ -104,15 +109,18 @@ def project(year, bw_growth, flops_growth, gpu="H100", p=8):
     >>> r = project(2032, 1.3, 1.5)
     >>> round(1e3 * r["bytes_per_flop"], 3)      # bytes per 1,000 FLOP, from 0.455 in 2022
     0.109
+    >>> round(project(2022, 1.3, 1.5)["dp_break_even_tokens"])   # the H100 at its GEMM ceiling, 8 GPUs
+    1030
     """
     from .devices import get_gpu
     from .links import get_link
-    from .parallel import dp_break_even_tokens
+    from .parallel import ceiling_fraction, dp_break_even_tokens
 
     g = get_gpu(gpu)
+    eff = ceiling_fraction(g.name) if gemm_efficiency is None else gemm_efficiency
     dt = np.asarray(year, dtype=float) - g.year
     bw = get_link(g.nvlink).bandwidth * bw_growth ** dt
     fl = g.peak_flops * flops_growth ** dt
     out = {"bandwidth": bw, "peak_flops": fl, "bytes_per_flop": bw / fl,
-           "dp_break_even_tokens": dp_break_even_tokens(fl, bw, p)}
+           "dp_break_even_tokens": dp_break_even_tokens(fl, bw, p, eff)}
     return {k: float(v) if np.ndim(v) == 0 else v for k, v in out.items()}

@@ -28,7 +28,8 @@ def _h100():
 
 
 def _peak():
-    return _h100().peak_flops * parallel.CALIBRATED_GEMM_EFFICIENCY
+    """The chapter's peak_h100: achieved FLOP/s on large GEMMs, the H100's measured GEMM ceiling."""
+    return _h100().peak_flops * parallel.ceiling_fraction("H100")
 
 
 def _decode(link_name, tp=8, batch=1, context=4096):

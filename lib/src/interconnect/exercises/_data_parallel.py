@@ -12,7 +12,9 @@ from . import Answer, exercise
 
 CHAPTER = "book/parallel/data_parallel"
 
-GEMM = P.CALIBRATED_GEMM_EFFICIENCY
+# the chapter's efficiencies: f = each GPU's measured GEMM ceiling (parallel.ceiling_fraction), and the
+# link efficiency of the step-time model, fitted on the 2021 Megatron-LM runs on DGX A100
+GEMM = {g: P.ceiling_fraction(g) for g in ("A100", "H100")}
 COMM = P.CALIBRATED_COMM_EFFICIENCY
 
 
@@ -62,21 +64,24 @@ def _dp_ex_bytes():
 
 # dp-ex-breakeven: break-even tokens per GPU on H100 over NDR and NVLink 4 (p = 1024), tokens per GPU
 @exercise("dp-ex-breakeven", CHAPTER, parts=("ndr", "nvlink4", "per_gpu", "compute_bound"),
-          doc="break-even tokens per GPU (H100, calibrated GEMM efficiency, p = 1024) over NDR and NVLink 4; "
+          doc="break-even tokens per GPU (H100 at its measured GEMM ceiling, p = 1024) over NDR and NVLink 4; "
               "tokens per GPU of a 4M-token batch on 1,024 GPUs; is DP over NDR compute-bound there (yes/no)")
 def _dp_ex_breakeven():
     h100 = devices.get_gpu("H100")
     ndr, nv4 = links.get_link("ib-ndr"), links.get_link("nvlink4")
     out = {}
     for part, link in (("ndr", ndr), ("nvlink4", nv4)):
-        ts = P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, GEMM)
+        f = GEMM["H100"]
+        ts = P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, f)
         out[part] = Answer(ts, "1", mistakes={
             "used the bidirectional bandwidth: the ring's B is per direction":
-                P.dp_break_even_tokens(h100.peak_flops, link.bidirectional_bandwidth, 1024, GEMM),
-            "used the dense peak (f = 1), not the calibrated GEMM efficiency":
+                P.dp_break_even_tokens(h100.peak_flops, link.bidirectional_bandwidth, 1024, f),
+            "used the dense peak (f = 1), not the H100's measured GEMM ceiling":
                 P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, 1.0),
+            "used the 2021 calibrated GEMM efficiency, not the H100's measured GEMM ceiling":
+                P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, P.CALIBRATED_GEMM_EFFICIENCY),
             "took the link's Gb/s figure as GB/s (bits against bytes)":
-                P.dp_break_even_tokens(h100.peak_flops, 8 * link.bandwidth, 1024, GEMM)})
+                P.dp_break_even_tokens(h100.peak_flops, 8 * link.bandwidth, 1024, f)})
     per_gpu = 4e6 / 1024
     out["per_gpu"] = Answer(per_gpu, "1", mistakes={
         "gave the global batch, not its share per GPU": 4e6,
@@ -99,7 +104,7 @@ def _dp_ex_fp32():
     bw = _bw_pcie()
 
     def eff(g, bandwidth=bw * COMM):
-        return P.dp_step(gpt_6b7.params, 8, 16384, a100.peak_flops, bandwidth, pcie4.latency, GEMM,
+        return P.dp_step(gpt_6b7.params, 8, 16384, a100.peak_flops, bandwidth, pcie4.latency, GEMM["A100"],
                          grad_bytes=g)["efficiency"]
 
     out = {}
@@ -108,8 +113,8 @@ def _dp_ex_fp32():
             "used bw_pcie at its peak, not scaled by the calibrated comm efficiency": eff(g, bw),
             "used the PCIe 4.0 x16 link rate, not the simulated ring bandwidth bw_pcie":
                 eff(g, pcie4.bandwidth * COMM)})
-    t2 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM, grad_bytes=2.0)
-    t4 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM, grad_bytes=4.0)
+    t2 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM["A100"], grad_bytes=2.0)
+    t4 = P.dp_break_even_tokens(a100.peak_flops, bw * COMM, 8, GEMM["A100"], grad_bytes=4.0)
     out["factor"] = Answer(t4 / t2, "1", mistakes={
         "gave the ratio of the efficiencies, not of the break-even tokens":
             out["eff_bf16"].value / out["eff_fp32"].value})

@@ -85,21 +85,26 @@ def _out_ex_cpo():
 
 # out-ex-breakeven: DP break-even in 2022 and 2030 at compute x1.5/yr and bandwidth x1.3/yr
 @exercise("out-ex-breakeven", CHAPTER, parts=("t_2022", "t_2030", "factor", "years_to_double"),
-          doc="DP break-even tokens per GPU (8 GPUs) for the H100 in 2022 and projected to 2030 (compute x1.5, "
+          doc="DP break-even tokens per GPU (8 GPUs, H100 GEMM ceiling) for the H100 in 2022 and projected to "
+              "2030 (compute x1.5, "
               "bandwidth x1.3 per year), the growth factor, and the years until it doubles")
 def _out_ex_breakeven():
     h = devices.get_gpu("H100")
     bw = links.get_link(h.nvlink).bandwidth
-    t22 = P.dp_break_even_tokens(h.peak_flops, bw, 8)
-    t30 = P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, bw * 1.3 ** 8, 8)
+    f = P.ceiling_fraction("H100")          # the chapter's f: the H100's measured GEMM ceiling
+    t22 = P.dp_break_even_tokens(h.peak_flops, bw, 8, f)
+    t30 = P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, bw * 1.3 ** 8, 8, f)
     bidir = "used the bidirectional NVLink bandwidth (the formula takes bandwidth per direction)"
+    half = "used f = 0.5 (the library's old default), not the H100's measured GEMM ceiling"
     return {
         "t_2022": Answer(t22, "1", mistakes={
-            bidir: P.dp_break_even_tokens(h.peak_flops, 2 * bw, 8),
+            bidir: P.dp_break_even_tokens(h.peak_flops, 2 * bw, 8, f),
+            half: P.dp_break_even_tokens(h.peak_flops, bw, 8, 0.5),
             "dropped the (p - 1)/p factor of the ring": t22 * 8 / 7}),
         "t_2030": Answer(t30, "1", mistakes={
-            bidir: P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, 2 * bw * 1.3 ** 8, 8),
-            "grew the compute but not the bandwidth": P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, bw, 8)}),
+            bidir: P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, 2 * bw * 1.3 ** 8, 8, f),
+            half: P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, bw * 1.3 ** 8, 8, 0.5),
+            "grew the compute but not the bandwidth": P.dp_break_even_tokens(h.peak_flops * 1.5 ** 8, bw, 8, f)}),
         "factor": Answer(t30 / t22, "1", mistakes={
             "inverted the ratio: t* grows as compute over bandwidth": t22 / t30}),
         "years_to_double": Answer(np.log(2) / np.log(1.5 / 1.3), "1", mistakes={

@@ -7,6 +7,11 @@ CHAPTER = "book/why/three_walls"
 _US = 1e-6
 
 
+def _f_h100():
+    """The chapter's F_H100: the H100's measured GEMM ceiling, the fraction of peak its kernels reach."""
+    return parallel.ceiling_fraction("H100")
+
+
 # walls-ex-memory: model states of a 13B model, in total and per GPU with ZeRO-2 over 8 GPUs
 @exercise("walls-ex-memory", CHAPTER, parts=("total", "zero2_per_gpu", "fits_v100"),
           doc="bytes of model states in total and per GPU with ZeRO stage 2 over 8 GPUs; "
@@ -83,11 +88,11 @@ def _walls_ex_mfu():
 @exercise("walls-ex-bandwidth", CHAPTER, parts=("bandwidth",),
           doc="per-direction bandwidth per GPU (B/s) that gives 90 % efficiency without overlap")
 def _walls_ex_bandwidth():
-    peak = devices.get_gpu("H100").peak_flops
-    r = parallel.dp_step(7e9, 8, 4 * 4096, peak, 1e12, 5 * _US, gemm_efficiency=0.5)
+    peak, f = devices.get_gpu("H100").peak_flops, _f_h100()
+    r = parallel.dp_step(7e9, 8, 4 * 4096, peak, 1e12, 5 * _US, gemm_efficiency=f)
     budget = r["compute"] / 9 - 2 * 7 * 5 * _US
     b = 2 * 7 / 8 * 2 * 7e9 / budget
-    assert abs(parallel.dp_step(7e9, 8, 4 * 4096, peak, b, 5 * _US, gemm_efficiency=0.5)["efficiency"] - 0.9) < 1e-3
+    assert abs(parallel.dp_step(7e9, 8, 4 * 4096, peak, b, 5 * _US, gemm_efficiency=f)["efficiency"] - 0.9) < 1e-3
     assert links.catalog()
     return {"bandwidth": Answer(b, "B/s", mistakes={
         "gave the bidirectional figure (both directions added)": 2 * b,
@@ -101,9 +106,10 @@ def _walls_ex_bandwidth():
           doc="efficiency and speedup on 64 GPUs with the global batch fixed at 16 × 4,096 tokens")
 def _walls_ex_strong():
     peak, bw = devices.get_gpu("H100").peak_flops, links.get_link("nvlink4").bandwidth
-    r = parallel.dp_step(7e9, 64, 16 * 4096 / 64, peak, bw, 5 * _US, gemm_efficiency=0.5)
-    weak = parallel.dp_step(7e9, 64, 16 * 4096, peak, bw, 5 * _US, gemm_efficiency=0.5)
-    bidir = parallel.dp_step(7e9, 64, 16 * 4096 / 64, peak, 2 * bw, 5 * _US, gemm_efficiency=0.5)
+    f = _f_h100()
+    r = parallel.dp_step(7e9, 64, 16 * 4096 / 64, peak, bw, 5 * _US, gemm_efficiency=f)
+    weak = parallel.dp_step(7e9, 64, 16 * 4096, peak, bw, 5 * _US, gemm_efficiency=f)
+    bidir = parallel.dp_step(7e9, 64, 16 * 4096 / 64, peak, 2 * bw, 5 * _US, gemm_efficiency=f)
     return {
         "efficiency_64": Answer(r["efficiency"], "1", mistakes={
             "kept the tokens per GPU fixed (weak scaling)": weak["efficiency"],

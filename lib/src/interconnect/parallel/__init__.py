@@ -11,6 +11,8 @@ The package, one topic per module (every public name is re-exported here):
 
 * :mod:`~interconnect.parallel.efficiency`: FLOPs per token, MFU, exposed communication,
   ``dp_step``, the DP break-even and the pipeline bubble;
+* :mod:`~interconnect.parallel.gemm`: measured GEMM ceilings (``ceiling_fraction``, the one named
+  fraction of peak large GEMMs reach) and the tile and wave quantisation of a GEMM's shape;
 * :mod:`~interconnect.parallel.transformer`: :class:`ModelConfig`, parameters and FLOPs per
   iteration of a GPT-style transformer;
 * :mod:`~interconnect.parallel.layout`: :class:`Layout`, how a job is split over GPUs;
@@ -42,6 +44,7 @@ from .efficiency import (
     model_flops_per_token,
     pipeline_bubble_fraction,
 )
+from .gemm import ceiling_fraction
 from .layout import Layout, _check_fit, stage_layers
 from .plan import (
     MEMORY_MARGIN,
@@ -93,7 +96,7 @@ from .transformer import (
 from .validation import VALIDATION_ROWS, ValidationRow, calibrate, predict_row, validation_layout, validation_table
 
 __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency", "dp_step", "dp_break_even_tokens",
-           "pipeline_bubble_fraction", "transformer_params", "iteration_flops",
+           "pipeline_bubble_fraction", "ceiling_fraction", "transformer_params", "iteration_flops",
            "Layout", "ModelConfig", "Cluster", "StepTime", "Plan", "RECOMPUTE_MODES",
            "CALIBRATED_GEMM_EFFICIENCY", "CALIBRATED_COMM_EFFICIENCY", "selective_recompute_overhead",
            "step_flops", "gelu", "stage_params", "elementwise_time", "tp_comm_time", "pp_comm_time", "dp_comm_time",

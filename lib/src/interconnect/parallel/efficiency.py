@@ -161,13 +161,21 @@ def efficiency(compute_time, comm_time, overlap=0.0):
 
 
 def _gemm_efficiency(gemm_efficiency, achieved_fraction):
-    """The fraction of peak, validated under the name the caller used (the older name too)."""
+    """The fraction of peak, validated under the name the caller used (the older name too).
+
+    There is no default: a fraction of peak is a claim about a GPU and its kernels, and each
+    caller says which one it makes.
+    """
+    if gemm_efficiency is None and achieved_fraction is None:
+        raise TypeError("gemm_efficiency is required: the fraction of peak the GEMMs reach, e.g. "
+                        "interconnect.parallel.ceiling_fraction(gpu) (the GPU's measured GEMM ceiling) or "
+                        "interconnect.parallel.CALIBRATED_GEMM_EFFICIENCY (fitted on the 2021 DGX A100 runs)")
     if achieved_fraction is None:
         return as_fraction("gemm_efficiency", gemm_efficiency)
     return as_fraction("achieved_fraction", achieved_fraction)
 
 
-def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, gemm_efficiency=0.5,
+def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, gemm_efficiency=None,
             grad_bytes=2.0, overlap=0.0, algorithm="ring", *, achieved_fraction=None):
     """One data-parallel training step: compute, gradient allreduce, efficiency, MFU.
 
@@ -190,7 +198,8 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, gemm_ef
     latency : float or array
         Per-message latency, s.
     gemm_efficiency : float
-        Fraction of peak that the compute kernels reach (0, 1].
+        Fraction of peak that the compute kernels reach, (0, 1]; required (no default). The
+        GPU's measured GEMM ceiling is :func:`~interconnect.parallel.gemm.ceiling_fraction`.
     grad_bytes : float
         Bytes per gradient element (2 for BF16).
     overlap : float
@@ -212,8 +221,8 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, gemm_ef
     over NVLink 3 (300 GB/s) the allreduce is cheap; over one HDR NIC per GPU (25 GB/s) on
     64 GPUs it costs a third of the step:
 
-    >>> nvl = dp_step(6.7e9, 8, 8192, 312e12, 300e9, 1e-6)
-    >>> ib = dp_step(6.7e9, 64, 8192, 312e12, 25e9, 5e-6)
+    >>> nvl = dp_step(6.7e9, 8, 8192, 312e12, 300e9, 1e-6, gemm_efficiency=0.5)
+    >>> ib = dp_step(6.7e9, 64, 8192, 312e12, 25e9, 5e-6, gemm_efficiency=0.5)
     >>> round(nvl["compute"], 2), round(nvl["efficiency"], 3), round(ib["efficiency"], 3)   # s; fractions
     (2.11, 0.964, 0.667)
     """
@@ -234,7 +243,7 @@ def dp_step(n_params, p, tokens_per_gpu, peak_flops, bandwidth, latency, gemm_ef
     }
 
 
-def dp_break_even_tokens(peak_flops, bandwidth, p, gemm_efficiency=0.5, grad_bytes=2.0, *, achieved_fraction=None):
+def dp_break_even_tokens(peak_flops, bandwidth, p, gemm_efficiency=None, grad_bytes=2.0, *, achieved_fraction=None):
     """Tokens per GPU per step at which a ring allreduce of the gradients takes as long
     as the compute (bandwidth terms only, no overlap).
 
@@ -256,7 +265,8 @@ def dp_break_even_tokens(peak_flops, bandwidth, p, gemm_efficiency=0.5, grad_byt
     p : int or array
         GPUs, >= 2.
     gemm_efficiency : float
-        f, fraction of peak the compute reaches.
+        f, fraction of peak the compute reaches, (0, 1]; required (no default). The GPU's
+        measured GEMM ceiling is :func:`~interconnect.parallel.gemm.ceiling_fraction`.
     grad_bytes : float
         g, bytes per gradient element.
     achieved_fraction : float, optional
@@ -269,12 +279,15 @@ def dp_break_even_tokens(peak_flops, bandwidth, p, gemm_efficiency=0.5, grad_byt
 
     Examples
     --------
-    A100 (312 TFLOP/s at half of peak) with one 25 GB/s HDR NIC, 64 ranks, BF16 gradients:
-    below about 4,000 tokens per GPU per step the gradient allreduce outlasts the compute,
-    whatever the model's size:
+    H100 (989.4 TFLOP/s) at its measured GEMM ceiling with one 50 GB/s NDR NIC per GPU, 64
+    ranks, BF16 gradients: below about 10,400 tokens per GPU per step the gradient allreduce
+    outlasts the compute, whatever the model's size:
 
-    >>> round(dp_break_even_tokens(312e12, 25e9, 64))
-    4095
+    >>> from interconnect.parallel.gemm import ceiling_fraction
+    >>> round(ceiling_fraction("H100"), 3)
+    0.803
+    >>> round(dp_break_even_tokens(989.4e12, 50e9, 64, ceiling_fraction("H100")))
+    10428
     """
     peak = as_positive("peak_flops", peak_flops, "FLOP/s")
     bw = as_positive("bandwidth", bandwidth, "bytes/s (per direction)")

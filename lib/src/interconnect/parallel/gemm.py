@@ -33,8 +33,8 @@ import math
 
 from .._validate import as_count, choice
 
-__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "gemm_quantisation", "gemm_efficiency", "layer_gemms",
-           "layer_gemm_efficiency"]
+__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "ceiling_fraction", "gemm_quantisation", "gemm_efficiency",
+           "layer_gemms", "layer_gemm_efficiency"]
 
 #: Streaming multiprocessors (NVIDIA) or compute units (AMD) per GPU, from the
 #: architecture whitepapers: A100 108 (NVIDIA A100 whitepaper, 2020), H100 SXM5 132 and
@@ -103,10 +103,54 @@ def gemm_quantisation(m, n, sms, tile=TILE):
     return m * n / (waves * sms * tm * tn)
 
 
+def ceiling_fraction(gpu="H100", dtype="bf16"):
+    """Measured fraction of the dense peak that ``gpu``'s best-shaped large GEMMs reach.
+
+    The maximum achievable matmul FLOP/s of :data:`CEILING` (or :data:`CEILING_FP8`), a
+    measurement of :mod:`interconnect.catalog.measurements` (Bekman's ``mamf-finder.py``,
+    cited as ``bekman_mamf``), over the catalog peak of the GPU it was measured on
+    (:mod:`interconnect.devices`). This is the library's one named "achieved fraction of
+    peak" for large GEMMs: :func:`gemm_efficiency` multiplies it by the quantisation of a
+    shape, and models that take one number for the compute speed
+    (:func:`~interconnect.parallel.dp_step`, :func:`~interconnect.parallel.dp_break_even_tokens`)
+    are given it by the chapters. It is an upper bound for a training step, which also runs
+    smaller and element-wise kernels.
+
+    Parameters
+    ----------
+    gpu : str or GPU
+        A GPU of :data:`CEILING`; a GPU without a measurement (V100) raises ValueError.
+    dtype : {"bf16", "fp8"}
+        ``"fp8"``: the FP8 ceiling over the dense FP8 peak (H100, H200, B200, GB200).
+
+    Returns
+    -------
+    float
+        In (0, 1].
+
+    Examples
+    --------
+    794.5 of 989.4 TFLOP/s on H100, 271.2 of 312 on A100 (BF16, Bekman's table):
+
+    >>> [round(ceiling_fraction(g), 3) for g in ("A100", "H100", "B200")]
+    [0.869, 0.803, 0.776]
+    """
+    from ..catalog import measurements
+    from ..devices import get_gpu
+
+    key = _gpu_key(gpu)
+    dtype = choice("dtype", dtype, ["bf16", "fp8"])
+    if dtype == "fp8" and key not in CEILING_FP8:
+        raise ValueError(f"gpu={key!r} has no FP8 ceiling; allowed with dtype='fp8': {', '.join(CEILING_FP8)}")
+    name, measured_on = (CEILING_FP8 if dtype == "fp8" else CEILING)[key]
+    peak = get_gpu(measured_on).peak_flops_fp8 if dtype == "fp8" else get_gpu(measured_on).peak_flops
+    return measurements.get(name).value / peak
+
+
 def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
     """Fraction of the dense peak a GEMM ``[m, k] x [k, n]`` reaches on ``gpu``.
 
-    ``ceiling x gemm_quantisation(m, n)``: the measured MAMF fraction (:data:`CEILING`) times
+    ``ceiling x gemm_quantisation(m, n)``: the measured MAMF fraction (:func:`ceiling_fraction`) times
     the tile and wave quantisation of the output on the GPU's :data:`SMS`. ``k`` does not
     change the count (each tile loops over it); it is validated and kept for the signature of
     a GEMM.
@@ -133,18 +177,9 @@ def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
     >>> [round(gemm_efficiency(2048, 6144, 12288, g), 3) for g in ("A100", "H100")]
     [0.773, 0.779]
     """
-    from ..catalog import measurements
-    from ..devices import get_gpu
-
     as_count("k", k)
     key = _gpu_key(gpu)
-    dtype = choice("dtype", dtype, ["bf16", "fp8"])
-    if dtype == "fp8" and key not in CEILING_FP8:
-        raise ValueError(f"gpu={key!r} has no FP8 ceiling; allowed with dtype='fp8': {', '.join(CEILING_FP8)}")
-    name, measured_on = (CEILING_FP8 if dtype == "fp8" else CEILING)[key]
-    peak = get_gpu(measured_on).peak_flops_fp8 if dtype == "fp8" else get_gpu(measured_on).peak_flops
-    ceiling = measurements.get(name).value / peak
-    return ceiling * gemm_quantisation(m, n, SMS[key])
+    return ceiling_fraction(key, dtype) * gemm_quantisation(m, n, SMS[key])
 
 
 def layer_gemms(model, layout):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import devices, links, plots, trends
-from ...parallel import dp_break_even_tokens
+from ...parallel import ceiling_fraction, dp_break_even_tokens
 from ...units import GB, per_direction
 from ...widgets import Explorer, Param
 
@@ -21,7 +21,8 @@ def bytes_per_flop_explorer(gpu="H100", growth_rates=(1.1, 1.2, 1.3, 1.5, 1.7, 2
     and the projection of the GPU's NVLink bandwidth. Right: the library GPUs' NVLink bytes
     per 1,000 dense BF16 FLOP and the projection (:func:`interconnect.trends.project`); the
     note gives the value in ``end_year`` and the data-parallel break-even tokens per GPU
-    (:func:`interconnect.parallel.dp_break_even_tokens`, ``p`` GPUs). Fixed axes and the
+    (:func:`interconnect.parallel.dp_break_even_tokens`, ``p`` GPUs, at the GPU's measured GEMM
+    ceiling :func:`interconnect.parallel.ceiling_fraction`). Fixed axes and the
     same artists in every frame (drawn by blitting).
 
     Sliders: the yearly growth of link bandwidth and of compute (both in the static book).
@@ -45,6 +46,7 @@ def bytes_per_flop_explorer(gpu="H100", growth_rates=(1.1, 1.2, 1.3, 1.5, 1.7, 2
     """
     g0 = devices.get_gpu(gpu)
     base_bw, base_fl, base_year = links.get_link(g0.nvlink).bandwidth, g0.peak_flops, g0.year
+    base_eff = ceiling_fraction(g0.name)
     yrs = np.arange(base_year, end_year + 1)
     nvl, gpus = trends.nvlink_per_gpu(), devices.gpus()
     nv6 = per_direction(trends.NVLINK6_BIDIRECTIONAL)
@@ -80,7 +82,7 @@ def bytes_per_flop_explorer(gpu="H100", growth_rates=(1.1, 1.2, 1.3, 1.5, 1.7, 2
             bpf_line.set_ydata(1e3 * r["bandwidth"] / r["peak_flops"])
             note.set_text(f"{yrs[-1]}: {1e3 * r['bytes_per_flop'][-1]:.3f} B per 1,000 FLOP\n"
                           f"DP break-even {r['dp_break_even_tokens'][-1]:,.0f} tokens/GPU\n"
-                          f"({gpu} {base_year}: {dp_break_even_tokens(base_fl, base_bw, p):,.0f})")
+                          f"({gpu} {base_year}: {dp_break_even_tokens(base_fl, base_bw, p, base_eff):,.0f})")
             return [bw_line, bpf_line, note]
 
         return fig, update
