@@ -213,15 +213,20 @@ def test_fsdp_exposure():
 
 @pytest.mark.parametrize("row", json.loads(GOLDEN.read_text()), ids=lambda r: f"{r['model']}-{r['cluster']}")
 def test_golden_values_of_the_model_before_cp(row):
-    """Step times, wire bytes and compute parts of random layouts, stored (as float.hex) by the
-    model before context parallelism and hybrid sharding were added: bit for bit."""
+    """Communication times, wire bytes and GEMM/attention compute of random layouts, stored (as
+    float.hex) by the model before context parallelism and hybrid sharding were added: bit for bit.
+    (The machine presets' element-wise accounting, and with it the totals, changed afterwards on
+    purpose: ``step_time._bottom_up_elementwise_bytes``; those fields are not compared.)"""
     model, cluster = catalog.models.get(row["model"]), M.machine(row["cluster"])
     lay = Layout(**row["layout"])
     got = step_time(model, lay, cluster)
-    assert {k: float(v).hex() for k, v in got.as_dict().items() if k != "cp_comm"} == row["step"]
+    same = ("tp_comm", "pp_comm", "ep_comm", "dp_comm", "bubble_fraction", "tp_comm_hidden")
+    assert {k: float(v).hex() for k, v in got.as_dict().items() if k in same} == \
+        {k: v for k, v in row["step"].items() if k in same}
     assert got.cp_comm == 0.0
     assert {k: float(wire_bytes(v)).hex() for k, v in step_traffic(model, lay, 8).items()} == row["traffic"]
-    assert {k: float(v).hex() for k, v in compute_parts(model, lay, cluster).items()} == row["parts"]
+    assert {k: float(v).hex() for k, v in compute_parts(model, lay, cluster).items() if k != "elementwise"} == \
+        {k: v for k, v in row["parts"].items() if k != "elementwise"}
 
 
 @settings(max_examples=60, deadline=None)

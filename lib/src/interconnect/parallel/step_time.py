@@ -254,6 +254,14 @@ def elementwise_time(model, layout, cluster):
     of the traffic.
     No coefficient is fitted; the per-element counts above are the whole model.
 
+    On a cluster priced bottom-up (one that names a ``gemm_gpu``, as the presets of
+    :mod:`~interconnect.parallel.machines` do) the traffic is counted for the model as it is
+    (:func:`_bottom_up_elementwise_bytes`): the stored activations of
+    :func:`interconnect.memory.layer_activation_bytes` (GQA, SwiGLU, MoE, no dropout in
+    Llama-style models), the FP32 cross-entropy over the vocabulary and, with ``fp8``, the
+    casts of the GEMM operands. The calibrated 2021 clusters keep the GPT-block accounting
+    above, which their two fitted efficiencies were fitted with.
+
     Examples
     --------
     >>> from interconnect import catalog
@@ -264,6 +272,8 @@ def elementwise_time(model, layout, cluster):
     if cluster.memory_bandwidth is None:
         return 0.0
     m = _check_fit(model, layout)
+    if cluster.gemm_gpu is not None:
+        return m * _bottom_up_elementwise_bytes(model, layout) / cluster.memory_bandwidth
     args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
                 layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
                 flash_attention=layout.flash_attention)
@@ -274,6 +284,66 @@ def elementwise_time(model, layout, cluster):
     elif layout.recompute == "selective":
         traffic += 2.0 * (stored - _memory.activation_memory(recompute="selective", **args))
     return m * stage_layers(model, layout) * traffic / layout.cp / cluster.memory_bandwidth
+
+
+#: Bytes of HBM traffic per logit in the vocabulary-parallel cross-entropy of Megatron-Core
+#: (``megatron/core/tensor_parallel/cross_entropy.py``, ``VocabParallelCrossEntropy``): the 16-bit
+#: logits read and cast to FP32 (2 + 4), the max and its subtraction (4 + 4 + 4), the exponential
+#: (4 + 4), its sum (4) and the division that keeps the softmax for the backward pass (4 + 4);
+#: backward, the softmax read, the one-hot subtracted and scaled (4 + 4) and the gradient cast
+#: back to 16 bits (4 + 2).
+CROSS_ENTROPY_BYTES_PER_LOGIT = 58.0
+
+#: Bytes of HBM traffic per element of a GEMM operand cast to FP8 by Transformer Engine: the
+#: 16-bit tensor read (2), the FP8 copy and its transpose for the backward GEMM written (1 + 1);
+#: the amax reduction reads the 16-bit tensor once more (2). Micikevicius et al. (2022); NVIDIA
+#: Transformer Engine, ``cast_transpose`` kernels.
+FP8_CAST_BYTES_PER_ELEMENT = 6.0
+
+
+def _bottom_up_elementwise_bytes(model, layout):
+    """HBM bytes of the element-wise work of one microbatch on one GPU of the fullest stage,
+    counted for the model as it is (see :func:`elementwise_time`).
+
+    * layers: 6x the stored activations of
+      :func:`interconnect.memory.layer_activation_bytes` (no recomputation), the MoE layers'
+      with their experts; a recomputed forward adds 2x again, of everything (full) or of the
+      part selective recomputation drops;
+    * the loss, on the last stage: :data:`CROSS_ENTROPY_BYTES_PER_LOGIT` per logit, ``s b V /
+      (t cp)`` logits;
+    * with ``fp8``: :data:`FP8_CAST_BYTES_PER_ELEMENT` per element of every linear layer's
+      input in the forward pass (the QKV, projection, MLP-in and MLP-out GEMMs) and of its
+      output gradient in the backward pass.
+    """
+    kw = dict(tp=layout.tp, sequence_parallel=layout.sequence_parallel, flash_attention=layout.flash_attention,
+              cp=layout.cp, microbatch=layout.microbatch)
+
+    def per_layer(recompute):
+        dense = _memory.layer_activation_bytes(model, recompute=recompute, **kw)
+        if not model.moe_layers:
+            return dense
+        moe = _memory.layer_activation_bytes(model, recompute=recompute, moe=True, **kw)
+        return ((model.layers - model.moe_layers) * dense + model.moe_layers * moe) / model.layers
+
+    stored = per_layer("none")
+    traffic = 6.0 * stored
+    if layout.recompute == "full":
+        traffic += 2.0 * stored
+    elif layout.recompute == "selective":
+        traffic += 2.0 * (stored - per_layer("selective"))
+    tokens = model.seq_len * layout.microbatch / layout.cp
+    total = stage_layers(model, layout) * traffic
+    total += CROSS_ENTROPY_BYTES_PER_LOGIT * tokens * model.vocab / layout.tp
+    if layout.fp8:
+        h, t = model.hidden, layout.tp
+        # inputs of QKV and MLP-in (h each, gathered over tp with sequence parallelism), of the
+        # projection (a d_v / t) and of MLP-out (f / t); their output gradients in the backward pass
+        d_ff = model.d_ff
+        inputs = 2.0 * h + model.heads * model.d_v / t + d_ff / t
+        grads = (model.heads * (model.d_qk + model.d_v) + 2 * model.n_kv_heads * model.d_qk) / t \
+            + h + (2.0 if model.gated_mlp else 1.0) * d_ff / t + h
+        total += stage_layers(model, layout) * FP8_CAST_BYTES_PER_ELEMENT * tokens * (inputs + grads)
+    return total
 
 
 def _flops_by_term(model):
