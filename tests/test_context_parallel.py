@@ -369,6 +369,8 @@ def test_ring_step_bytes_flops_and_the_crossover():
     at = replace(ll, seq_len=int(round(2 * cstar / 4)) * 4)
     assert cp_ring_step(at, lay, h100)["ratio"] == pytest.approx(1.0, rel=2e-3)
     assert cp_min_tokens(ll, lay, h100, backward=True) < cstar          # the forward step binds
+    with pytest.raises(ValueError, match="cp=1"):
+        cp_ring_step(ll, Layout(dp=1, tp=8, pp=1), h100)
 
 
 def test_min_tokens_is_2_g_over_a_times_flops_over_bandwidth_without_latency():

@@ -90,6 +90,8 @@ def causal_work(seq_len, cp, balanced=True):
 
 def _ring_terms(model, layout, cluster, backward, causal):
     """(FLOPs per token squared, seconds per FLOP, bytes per token, bandwidth, latency) of one ring step."""
+    if layout.cp == 1:
+        raise ValueError("layout.cp=1 is not allowed: without context parallelism there is no ring; allowed: cp >= 2")
     b, t = layout.microbatch, layout.tp
     heads = model.heads / t                     # query heads on one TP rank
     d = model.d_qk + model.d_v
