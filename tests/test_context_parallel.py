@@ -320,3 +320,73 @@ def test_published_cp_rows_are_predictable(row):
     assert lay.n_gpus == n
     predicted = predict_row(ValidationRow(source, key, model, lay, "model_tflops_per_gpu", measured, mach))
     assert math.isfinite(predicted) and 0.5 < predicted / measured < 2.0
+
+
+# --- per rank and per ring step (interconnect.parallel.context) -------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(cp=st.integers(1, 32), k=st.integers(1, 64))
+def test_causal_work_adds_up_and_balances_exactly(cp, k):
+    from interconnect.parallel import causal_work
+
+    s = 2 * cp * k
+    for balanced in (True, False):
+        w = causal_work(s, cp, balanced=balanced)
+        assert w.shape == (cp,) and w.sum() == s * (s + 1) / 2        # every (q, key <= q) pair once
+    bal = causal_work(s, cp)
+    assert (bal == s / cp * (s + 1) / 2).all()                         # chunks i and 2cp-1-i: c (s + 1) / 2 each
+    flat = causal_work(s, cp, balanced=False)
+    # contiguous blocks: rank r does c (c (2r + 1) + 1) / 2, the last about 2 cp - 1 times the first
+    c = s // cp
+    assert flat.tolist() == [c * (c * (2 * r + 1) + 1) / 2 for r in range(cp)]
+
+
+def test_causal_work_rejects_a_split_that_does_not_fit():
+    from interconnect.parallel import causal_work
+
+    with pytest.raises(ValueError, match="a multiple of 8"):
+        causal_work(12, 4)
+    assert causal_work(12, 4, balanced=False).sum() == 78
+
+
+def test_ring_step_bytes_flops_and_the_crossover():
+    from interconnect.parallel import cp_min_tokens, cp_ring_step
+    from interconnect.parallel.cluster import _group_link
+
+    h100 = M.machine("dgx-h100")
+    ll = catalog.models.get("llama3-70b")
+    lay = Layout(dp=1, tp=8, pp=1, cp=2)
+    fwd = cp_ring_step(ll, lay, h100)
+    c = ll.seq_len / 2
+    # one rank's block of K, V: 2 c x 1 KV head x (128 + 128) bytes; the causal half of 2 c^2 (a/t) (d_qk + d_v)
+    assert fwd["bytes"] == cp_kv_bytes(ll, lay) / 2 == 2 * c * 256
+    assert fwd["flops"] == 0.5 * 2 * c * c * 8 * 256
+    bw, lat = _group_link(2, 8, h100)                                  # 8 apart: one NDR NIC each
+    assert bw == h100.inter_bandwidth * h100.comm_efficiency
+    assert fwd["transfer"] == lat + fwd["bytes"] / bw
+    assert fwd["compute"] == fwd["flops"] / (h100.peak_flops * h100.attention_efficiency)
+    # backward: K, V and dK, dV (2x bytes) for 5 products instead of 2 (2.5x FLOPs, Dao 2023 Alg. 2)
+    bwd = cp_ring_step(ll, lay, h100, backward=True)
+    assert bwd["bytes"] == 2 * fwd["bytes"] and bwd["flops"] == pytest.approx(2.5 * fwd["flops"])
+    assert cp_ring_step(ll, lay, h100, causal=False)["flops"] == 2 * fwd["flops"]
+    # at c* the compute just covers the transfer
+    cstar = cp_min_tokens(ll, lay, h100)
+    at = replace(ll, seq_len=int(round(2 * cstar / 4)) * 4)
+    assert cp_ring_step(at, lay, h100)["ratio"] == pytest.approx(1.0, rel=2e-3)
+    assert cp_min_tokens(ll, lay, h100, backward=True) < cstar          # the forward step binds
+    with pytest.raises(ValueError, match="cp=1"):
+        cp_ring_step(ll, Layout(dp=1, tp=8, pp=1), h100)
+
+
+def test_min_tokens_is_2_g_over_a_times_flops_over_bandwidth_without_latency():
+    from interconnect.parallel import cp_min_tokens
+
+    h100 = replace(M.machine("dgx-h100"), intra_latency=0.0, inter_latency=0.0)
+    F = h100.peak_flops * h100.attention_efficiency
+    for name in ("llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b"):
+        m = catalog.models.get(name)
+        g_over_a = m.n_kv_heads / m.heads
+        nv = cp_min_tokens(m, Layout(dp=1, tp=1, pp=1, cp=8), h100)
+        ib = cp_min_tokens(m, Layout(dp=1, tp=8, pp=1, cp=2), h100)
+        assert nv == pytest.approx(2 * g_over_a * F / (h100.intra_bandwidth * h100.comm_efficiency), rel=1e-12)
+        assert ib == pytest.approx(2 * g_over_a * F / (h100.inter_bandwidth * h100.comm_efficiency), rel=1e-12)

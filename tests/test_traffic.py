@@ -159,3 +159,62 @@ def test_step_efficiency_is_compute_over_total():
     st = P.step_time(GPT3, Layout(dp=16, tp=8, pp=8), P.Cluster.dgx_a100())
     assert st.efficiency == st.compute / st.total
     assert 0 < st.efficiency < 1
+
+
+# --- DeepSpeed-Ulysses ----------------------------------------------------------------------
+# Jacobs et al. 2023 (arXiv:2309.14509) sec. 3.2: per layer an AllToAll of the Q, K, V
+# projections, aggregate message 3 N h, and one of the output, N h: 4 N h / P per link
+# (elements; N sequence, h hidden, P ranks). A rank holds N / P tokens and sends (P - 1)/P of them.
+
+@pytest.mark.parametrize("cp", [2, 4, 8, 16, 32])
+def test_ulysses_forward_bytes_are_the_papers_4nh_over_p(cp):
+    lay = Layout(dp=1, tp=1, pp=1, cp=cp, flash_attention=True)
+    qkv, out = P.ulysses_traffic(GPT3, lay)                 # multi-head: g = a, a d = h
+    N, h = GPT3.seq_len, GPT3.hidden
+    assert qkv.nbytes == 2 * 3 * N * h / cp and out.nbytes == 2 * N * h / cp     # 16-bit elements
+    forward_per_layer = qkv.bytes_per_call + out.bytes_per_call
+    assert forward_per_layer == pytest.approx(2 * 4 * N * h / cp * (cp - 1) / cp, rel=1e-12)
+    # forward + backward, every layer and microbatch: 2 x that
+    m = GPT3.global_batch
+    assert P.wire_bytes(P.ulysses_traffic(GPT3, lay)) == pytest.approx(2 * m * GPT3.layers * forward_per_layer,
+                                                                       rel=1e-12)
+
+
+def test_ulysses_with_gqa_and_tp():
+    # Llama 3 70B: 64 query heads, 8 KV heads of 128; tp = 2 leaves 32 and 4 per rank
+    ll = catalog.models.get("llama3-70b")
+    lay = Layout(dp=1, tp=2, pp=1, cp=4, flash_attention=True)
+    qkv, out = P.ulysses_traffic(ll, lay)
+    tokens = ll.seq_len / 4
+    assert qkv.nbytes == 2 * tokens * (32 * 128 + 4 * 256)
+    assert out.nbytes == 2 * tokens * 32 * 128
+    assert (qkv.op, qkv.group, qkv.stride, qkv.algorithm) == ("alltoall", 4, 2, "pairwise")
+    # the heads limit: cp must divide the 4 KV heads of a rank
+    with pytest.raises(ValueError, match="at most 4"):
+        P.ulysses_traffic(ll, Layout(dp=1, tp=2, pp=1, cp=8))
+    assert P.ulysses_traffic(ll, Layout(dp=1, tp=2, pp=1)) == []
+
+
+def test_ulysses_recomputation_adds_a_forward_like_cp_traffic():
+    ll = catalog.models.get("llama3-8b")
+    base = Layout(dp=1, tp=1, pp=1, cp=4, flash_attention=True)
+    n = P.ulysses_traffic(ll, base)[0].count
+    assert P.ulysses_traffic(ll, dataclasses.replace(base, recompute="full"))[0].count == 1.5 * n
+    assert P.ulysses_traffic(ll, dataclasses.replace(base, recompute="selective"))[0].count == n
+    assert P.ulysses_traffic(ll, dataclasses.replace(base, recompute="selective", flash_attention=False))[0].count \
+        == 1.5 * n
+
+
+def test_ulysses_shrinks_with_cp_while_the_ring_does_not():
+    # ring: each rank sends (cp - 1)/cp of the whole sequence's K, V three times per layer;
+    # Ulysses: (cp - 1)/cp of its own s / cp tokens' Q, K, V and output, twice
+    ll = catalog.models.get("llama3-70b")
+    ring = [P.wire_bytes(P.cp_traffic(ll, Layout(dp=1, tp=1, pp=1, cp=c, flash_attention=True))) for c in (2, 4, 8)]
+    uly = [P.wire_bytes(P.ulysses_traffic(ll, Layout(dp=1, tp=1, pp=1, cp=c, flash_attention=True)))
+           for c in (2, 4, 8)]
+    assert ring[0] < ring[1] < ring[2] < 2 * ring[0]                  # (cp - 1)/cp grows towards 1
+    assert uly[0] > uly[1] > uly[2]
+    # per layer and microbatch at cp = 2, each times (cp - 1)/cp = 1/2: ring 3 x 2 s (8 x 256);
+    # Ulysses 2 x 2 (s / 2) (Q 64 x 128 + K, V 8 x 256 + output 64 x 128)
+    s = ll.seq_len
+    assert ring[0] / uly[0] == pytest.approx((3 * 2 * s * 8 * 256) / (2 * 2 * s / 2 * (64 * 128 + 8 * 256 + 64 * 128)))

@@ -18,6 +18,8 @@ The package, one topic per module (every public name is re-exported here):
 * :mod:`~interconnect.parallel.layout`: :class:`Layout`, how a job is split over GPUs;
 * :mod:`~interconnect.parallel.cluster`: :class:`Cluster`, the machine, and the links a group spans;
 * :mod:`~interconnect.parallel.traffic`: what each strategy sends (:class:`Traffic`), in bytes;
+* :mod:`~interconnect.parallel.context`: context parallelism per rank and per ring step
+  (causal load balance, when a ring step's transfer hides);
 * :mod:`~interconnect.parallel.step_time`: the step-time model of a PTD-P + EP + CP + ZeRO/FSDP step;
 * :mod:`~interconnect.parallel.validation`: published measurements and the calibration;
 * :mod:`~interconnect.parallel.plan`: the layout planner;
@@ -35,6 +37,7 @@ M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, 2019 (scaling efficiency).
 from __future__ import annotations
 
 from .cluster import CALIBRATED_COMM_EFFICIENCY, CALIBRATED_GEMM_EFFICIENCY, Cluster, _group_link, effective_bandwidth
+from .context import causal_work, cp_min_tokens, cp_ring_step
 from .efficiency import (
     dp_break_even_tokens,
     dp_step,
@@ -82,6 +85,7 @@ from .traffic import (
     pp_traffic,
     step_traffic,
     tp_traffic,
+    ulysses_traffic,
     wire_bytes,
 )
 from .transformer import (
@@ -107,7 +111,8 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
            "Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
            "ep_traffic", "step_traffic", "wire_bytes", "stage_layers", "compute_parts",
-           "cp_traffic", "cp_kv_bytes", "cp_comm_time"]
+           "cp_traffic", "cp_kv_bytes", "cp_comm_time", "ulysses_traffic",
+           "causal_work", "cp_ring_step", "cp_min_tokens"]
 
 # private names other modules and chapters use (planning.ipynb calls _group_link)
 _PRIVATE = (_group_link, _check_fit, _dp_buckets)
