@@ -364,7 +364,8 @@ def compute_parts(model, layout, cluster):
       FlashAttention at ``gemm_efficiency``, plus its forward again under full (x 4/3) or
       selective (+ 1/3) recomputation; with it at ``attention_efficiency``, and the
       kernel's backward recomputes ``Q K^T`` (7 GEMM-sized passes instead of 6, x 7/6;
-      Dao 2023, Algorithm 2), plus the forward again under full recomputation;
+      Dao 2023, Algorithm 2), plus the forward again under full recomputation; a causal
+      kernel computes only the blocks on and below the diagonal (:func:`_causal_fraction`);
     * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
     * ``elementwise``: :func:`elementwise_time`.
 
@@ -397,7 +398,7 @@ def compute_parts(model, layout, cluster):
     {'linear': 15.22, 'attention': 0.0, 'logits': 0.0, 'elementwise': 1.5}
     >>> {k: round(v, 2) for k, v in compute_parts(gpt, Layout(dp=16, tp=8, pp=8, flash_attention=True),
     ...                                           dgx).items()}
-    {'linear': 14.37, 'attention': 0.47, 'logits': 0.05, 'elementwise': 0.36}
+    {'linear': 14.37, 'attention': 0.25, 'logits': 0.05, 'elementwise': 0.36}
     """
     n = layout.n_gpus
     elementwise = elementwise_time(model, layout, cluster)
@@ -433,9 +434,27 @@ def compute_parts(model, layout, cluster):
     else:
         lin_rate = cluster.peak_flops * shape_eff
     attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = attn * _attention_recompute_factor(layout)
+    attn_hw = attn * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
     return {"linear": scale * linear / (n * lin_rate), "attention": scale * attn_hw / (n * attn_rate),
             "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
+
+
+#: Query and key rows per tile of a fused-attention kernel (FlashAttention-2/3 on A100 and H100 use
+#: 128 x 128 or 128 x 64 blocks; Dao 2023, sec. 3.1.1).
+ATTENTION_TILE = 128
+
+
+def _causal_fraction(model, layout):
+    """Share of the ``s x s`` score blocks a fused causal-attention kernel computes: it skips the
+    blocks above the diagonal and computes the ``n`` diagonal ones in full, ``(n + 1) / (2 n)``
+    with ``n = ceil(s / ATTENTION_TILE)`` (Dao 2023, FlashAttention-2, sec. 3.1.1: "about 1.7-1.8x
+    speedup" from skipping them). Megatron's and NeMo's model FLOPs count the full ``s x s``; so
+    does the measured kernel rate, taken on the full (non-causal) problem. 1 without FlashAttention:
+    the unfused softmax of Megatron-LM 2021-22 computes every score and masks it."""
+    if not layout.flash_attention:
+        return 1.0
+    n = -(-model.seq_len // ATTENTION_TILE)
+    return (n + 1) / (2.0 * n)
 
 
 def _attention_recompute_factor(layout):
@@ -455,7 +474,7 @@ def _attention_core_time(model, layout, cluster):
     even = model.layers / layout.pp
     scale = stage_layers(model, layout) / even
     attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = _flops_by_term(model)["attention"] * _attention_recompute_factor(layout)
+    attn_hw = _flops_by_term(model)["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
     return scale * attn_hw / (layout.n_gpus * attn_rate)
 
 
