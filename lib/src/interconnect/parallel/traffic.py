@@ -47,7 +47,7 @@ def _stage_moe_layers(model, layout):
     return model.moe_layers / layout.pp if full == even else model.moe_layers / layout.pp * full / even
 
 __all__ = ["Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
-           "ep_traffic", "cp_traffic", "cp_kv_bytes", "step_traffic", "wire_bytes"]
+           "ep_traffic", "cp_traffic", "cp_kv_bytes", "step_traffic", "wire_bytes", "network_bytes"]
 
 #: The point-to-point transfer between neighbouring pipeline stages, besides the collectives.
 SENDRECV = "sendrecv"
@@ -145,6 +145,50 @@ def wire_bytes(traffic):
     [23.3, 35.0]
     """
     return _phases(list(traffic), lambda t: t.bytes_per_call)
+
+
+def network_bytes(traffic, gpus_per_node=8):
+    """Bytes one GPU's NIC sends per step (per direction) for a list of :class:`Traffic`.
+
+    A collective whose group fits in one node (``group * stride <= gpus_per_node``) runs on
+    NVLink and sends nothing over the network. A group that spans nodes with ``k`` members
+    per node runs one ring channel through each of their ``k`` NICs (NCCL's rings over
+    rail-optimised nodes), so each NIC carries ``1 / k`` of a member's ring bytes: the rule
+    :class:`~interconnect.parallel.Cluster` prices such a group by (``k`` NICs in parallel).
+
+    Parameters
+    ----------
+    traffic : list of Traffic
+    gpus_per_node : int
+        GPUs in one NVLink domain (default 8).
+
+    Returns
+    -------
+    float
+        Bytes.
+
+    Examples
+    --------
+    Llama 3 8B on 64 GPUs (8 nodes of 8), ZeRO-1 over all 64 against hybrid sharding inside
+    each node: the same bytes per NIC, give or take the ring's ``(p - 1) / p``; HSDP keeps
+    its ReduceScatter and AllGather on NVLink and sends only the replicas' AllReduce of the
+    1/8 shard:
+
+    >>> from interconnect import catalog
+    >>> from interconnect.parallel import Layout
+    >>> ll = catalog.models.get("llama3-8b")
+    >>> z1 = dp_traffic(ll, Layout(dp=64, tp=1, pp=1, zero_stage=1))
+    >>> hsdp = dp_traffic(ll, Layout(dp=64, tp=1, pp=1, zero_stage=1, dp_shard=8))
+    >>> [round(network_bytes(t) / 1e9, 2) for t in (z1, hsdp)]      # GB per NIC per step
+    [3.95, 3.51]
+    """
+    from .cluster import _members_per_node
+
+    def per_nic(t):
+        k = _members_per_node(t.group, t.stride, gpus_per_node)
+        return 0.0 if k == 0 else t.bytes_per_call / k
+
+    return _phases(list(traffic), per_nic)
 
 
 def activation_bytes(model, layout):
