@@ -18,6 +18,7 @@ from interconnect import exercises as exm
 from interconnect.catalog import models
 from interconnect.exercises import expected
 from interconnect.parallel import Cluster, Layout, ModelConfig
+from interconnect.parallel.machines import comm_efficiency_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -276,7 +277,9 @@ def test_operations_scenario_uses_the_catalog():
     assert ops.model == dataclasses.replace(models.get("gpt3-13b"), global_batch=256, name="13B")
     assert ops.workloads["DP-heavy"][0] == dataclasses.replace(models.get("gpt3-1.3b"), global_batch=64, name="1.3B")
     assert ops.workloads["TP-heavy"][0] is ops.model
-    assert ops.clusters["NVLink + NDR IB"] == Cluster.from_links("H100", "nvlink4", "ib-ndr")
+    assert ops.clusters["NVLink + NDR IB"] == Cluster.from_links(
+        "H100", "nvlink4", "ib-ndr", gemm_efficiency=parallel.ceiling_fraction("H100"),
+        comm_efficiency=comm_efficiency_of("nvlink4"))
 
 
 def test_operations_checker_follows_the_scenario(monkeypatch):

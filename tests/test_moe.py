@@ -165,13 +165,14 @@ def test_alltoall_flows_on_nvswitch_match_closed_form():
 
 
 def test_moe_layer_time():
-    r = moe.moe_layer_time(4096, 4096, 16384, ep=8, top_k=2, peak_flops=1e15, bandwidth=50e9, latency=0.0)
+    r = moe.moe_layer_time(4096, 4096, 16384, ep=8, top_k=2, peak_flops=1e15, bandwidth=50e9, latency=0.0,
+                           gemm_efficiency=1.0)
     assert r["compute"] == pytest.approx(4096 * 2 * 4 * 4096 * 16384 / 1e15)
     nbytes = 4096 * 2 * 4096 * 2
     assert r["alltoall_bytes"] == nbytes
     assert r["dispatch"] == pytest.approx(collectives.collective_time("alltoall", nbytes, 8, 50e9, 0.0, "direct"))
     assert 0 < r["comm_share"] < 1
-    assert moe.moe_layer_time(16, 8, 8, 1, 1, 1e12, 1e9)["dispatch"] == 0.0
+    assert moe.moe_layer_time(16, 8, 8, 1, 1, 1e12, 1e9, gemm_efficiency=1.0)["dispatch"] == 0.0
 
 
 # ----------------------------------------------------------------------------- errors
@@ -194,17 +195,25 @@ def test_moe_layer_time():
     (lambda: moe.dispatch_counts(10, 4, 4), "n_tokens"),
     (lambda: moe.alltoall_flows(np.ones((2, 3)), ["a", "b"]), "matrix"),
     (lambda: moe.alltoall_flows(np.ones((2, 2)), ["a"]), "gpus"),
-    (lambda: moe.moe_layer_time(1, 1, 1, 2, 1, 1e12, 1e9, imbalance_factor=0.5), "imbalance_factor"),
+    (lambda: moe.moe_layer_time(1, 1, 1, 2, 1, 1e12, 1e9, gemm_efficiency=1.0, imbalance_factor=0.5),
+     "imbalance_factor"),
+    (lambda: moe.moe_layer_time(1, 1, 1, 2, 1, 1e12, 1e9, gemm_efficiency=1.5), "gemm_efficiency"),
 ])
 def test_errors_name_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
 
 
+def test_moe_layer_time_needs_a_named_gemm_efficiency():
+    # no default: a forgotten efficiency would silently price the experts at the dense peak
+    with pytest.raises(TypeError, match="gemm_efficiency"):
+        moe.moe_layer_time(1024, 512, 1024, 4, 2, 1e15, 1e11)
+
+
 def test_moe_layer_time_gated_ffn():
     # SwiGLU experts have 3 matrices: 1.5x the FLOPs of a 2-matrix FFN
-    a = moe.moe_layer_time(1024, 512, 1024, 4, 2, 1e15, 1e11)
-    b = moe.moe_layer_time(1024, 512, 1024, 4, 2, 1e15, 1e11, matrices=3)
+    a = moe.moe_layer_time(1024, 512, 1024, 4, 2, 1e15, 1e11, gemm_efficiency=0.8)
+    b = moe.moe_layer_time(1024, 512, 1024, 4, 2, 1e15, 1e11, gemm_efficiency=0.8, matrices=3)
     assert b["compute"] == pytest.approx(1.5 * a["compute"])
     assert b["dispatch"] == a["dispatch"]
 

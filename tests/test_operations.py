@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from interconnect import operations as O
 from interconnect import parallel as P
-from interconnect.parallel import Cluster, Layout, ModelConfig
+from interconnect.parallel import Cluster, Layout, ModelConfig, machines
 
 GB = 1e9
 
@@ -137,7 +137,9 @@ def test_the_chapter_machines_are_the_datasheet_machines():
     c = scenarios.operations().clusters["NVLink + NDR IB"]
     assert (c.gpus_per_node, c.peak_flops, c.memory_bandwidth) == (8, 989.4e12, 3.35e12)
     assert (c.intra_bandwidth, c.inter_bandwidth) == (450e9, 50e9)
-    assert (c.gemm_efficiency, c.comm_efficiency) == (P.CALIBRATED_GEMM_EFFICIENCY, P.CALIBRATED_COMM_EFFICIENCY)
+    # the H100's measured GEMM ceiling and NVLink 4's measured ring efficiency (as the dgx-h100 preset)
+    assert c.gemm_efficiency == P.ceiling_fraction("H100")
+    assert c.comm_efficiency == machines.comm_efficiency_of("nvlink4")
     assert scenarios.operations().clusters["PCIe + 100 GbE"].inter_bandwidth == 12.5e9
     assert Cluster.from_links("A100", "nvlink3", "ib-hdr") == Cluster.dgx_a100()
 

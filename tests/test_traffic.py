@@ -26,6 +26,7 @@ from interconnect.parallel import Layout, ModelConfig, Traffic
 
 GPT3 = catalog.models.get("gpt3-175b")          # l = 96, h = 12288, s = 2048, B = 1536
 MOE = catalog.models.get("gpt3-6.7b-moe")       # 32 layers, 16 of them MoE
+LLAMA8 = catalog.models.get("llama3-8b")       # 8.0B parameters, B = 2048 sequences
 
 
 def test_tp_is_four_allreduces_of_2sbh_per_layer_per_microbatch():
@@ -218,3 +219,26 @@ def test_ulysses_shrinks_with_cp_while_the_ring_does_not():
     # Ulysses 2 x 2 (s / 2) (Q 64 x 128 + K, V 8 x 256 + output 64 x 128)
     s = ll.seq_len
     assert ring[0] / uly[0] == pytest.approx((3 * 2 * s * 8 * 256) / (2 * 2 * s / 2 * (64 * 128 + 8 * 256 + 64 * 128)))
+
+
+# ---- network_bytes: what crosses the NICs (the per-node rule Cluster prices groups by) -------
+
+@pytest.mark.parametrize("dp", [16, 64, 1024])
+def test_network_bytes_of_a_flat_ring_is_its_wire_bytes_over_the_nics_of_a_node(dp):
+    # a ring over dp ranks 1 apart, 8 per node: 8 channels, one per NIC, each 1/8 of the bytes
+    tr = P.dp_traffic(LLAMA8, Layout(dp=dp, tp=1, pp=1, zero_stage=1))
+    assert P.network_bytes(tr) == pytest.approx(P.wire_bytes(tr) / 8, rel=1e-12)
+
+
+def test_network_bytes_inside_a_node_is_zero_and_hsdp_sends_only_the_replicas_allreduce():
+    tr = P.dp_traffic(LLAMA8, Layout(dp=8, tp=1, pp=1, zero_stage=3, dp_shard=8))
+    assert P.wire_bytes(tr) > 0 and P.network_bytes(tr) == 0.0
+    # HSDP: shard group of 8 on NVLink; 16 replicas, one per node (stride 8): k = 1
+    lay = Layout(dp=128, tp=1, pp=1, zero_stage=3, dp_shard=8)
+    tr = P.dp_traffic(LLAMA8, lay)
+    replicas = [t for t in tr if t.op == "allreduce"]
+    assert replicas[0].group == 16 and replicas[0].stride == 8
+    assert P.network_bytes(tr) == pytest.approx(P.wire_bytes(replicas), rel=1e-12)
+    # FSDP over all 128: 3 m collectives per bucket, all across nodes, m times HSDP's gathers
+    fsdp = P.dp_traffic(LLAMA8, Layout(dp=128, tp=1, pp=1, zero_stage=3, dp_shard=128))
+    assert P.network_bytes(fsdp) == pytest.approx(P.wire_bytes(fsdp) / 8, rel=1e-12)

@@ -513,8 +513,8 @@ def simulate_dispatch(nodes, skew, tokens_per_gpu, n_experts, top_k, hidden, see
     return g, m, res
 
 
-def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidth, latency=0.0,
-                   gemm_efficiency=1.0, imbalance_factor=1.0, bytes_per_element=2, matrices=2):
+def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidth, latency=0.0, *,
+                   gemm_efficiency, imbalance_factor=1.0, bytes_per_element=2, matrices=2):
     """Forward time of one MoE layer on one EP rank: expert FFN compute and the two AllToAlls.
 
     Each of the ``n_tokens`` tokens a rank holds is sent to ``top_k`` experts; each expert
@@ -542,7 +542,9 @@ def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidt
     bandwidth, latency : float
         Per-direction bandwidth (bytes/s) and per-message latency (s) each rank sees.
     gemm_efficiency : float
-        Fraction of peak the expert GEMMs reach, (0, 1].
+        Fraction of ``peak_flops`` the expert GEMMs reach, (0, 1]; keyword-only and required,
+        so that every caller names its efficiency: the book passes the GPU's measured GEMM
+        ceiling, :func:`interconnect.parallel.ceiling_fraction` (``1.0`` is the peak).
     imbalance_factor : float
         Max/mean load of the ranks, >= 1 (:func:`imbalance` of :func:`rank_loads`).
     bytes_per_element : float
@@ -559,12 +561,13 @@ def moe_layer_time(n_tokens, hidden, ffn_hidden, ep, top_k, peak_flops, bandwidt
 
     Examples
     --------
-    4,096 tokens per rank, top-2 of experts with h = 4,096 and f = 16,384, 8 A100s at half of
-    peak, 25 GB/s per GPU: the two AllToAlls take a quarter of the layer:
+    4,096 tokens per rank, top-2 of experts with h = 4,096 and f = 16,384, 8 A100s at their
+    measured GEMM ceiling, 25 GB/s per GPU: the two AllToAlls take more than a third of the layer:
 
-    >>> t = moe_layer_time(4096, 4096, 16384, 8, 2, 312e12, 25e9, gemm_efficiency=0.5)
+    >>> from interconnect.parallel import ceiling_fraction
+    >>> t = moe_layer_time(4096, 4096, 16384, 8, 2, 312e12, 25e9, gemm_efficiency=ceiling_fraction("A100"))
     >>> round(t["compute"] * 1e3, 1), round(t["dispatch"] * 1e3, 2), round(t["comm_share"], 2)   # ms, ms, share
-    (14.1, 2.35, 0.25)
+    (8.1, 2.35, 0.37)
     """
     from .collectives import collective_time
 

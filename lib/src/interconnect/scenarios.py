@@ -29,7 +29,8 @@ from typing import Any
 from . import links, topology
 from .catalog import models as _models
 from .netsim import effective_bandwidth
-from .parallel import Cluster, Layout, ModelConfig
+from .parallel import Cluster, Layout, ModelConfig, ceiling_fraction
+from .parallel.machines import comm_efficiency_of
 from .units import GiB
 
 __all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "TensorParallelOverlap",
@@ -227,7 +228,9 @@ class Operations:
         ``"DP-heavy"`` (GPT-3 1.3B at B = 64, dp = 16), ``"TP-heavy"`` (13B, dp = 2, t = 8) and
         ``"PP-heavy"`` (13B, dp = 2, p = 8), the last two overlapping DP with the backward pass.
     clusters : Mapping[str, Cluster]
-        8-H100 nodes: ``"PCIe + 100 GbE"``, ``"NVLink + 100 GbE"``, ``"NVLink + NDR IB"``.
+        8-H100 nodes: ``"PCIe + 100 GbE"``, ``"NVLink + 100 GbE"``, ``"NVLink + NDR IB"``, at the
+        H100's measured GEMM ceiling (:func:`interconnect.parallel.ceiling_fraction`) and NVLink 4's
+        measured ring efficiency (:func:`interconnect.parallel.machines.comm_efficiency_of`) on every link.
     """
 
     model: ModelConfig
@@ -244,9 +247,12 @@ def operations():
         "TP-heavy": (m13, Layout(dp=2, tp=8, pp=1, dp_overlap=1.0)),
         "PP-heavy": (m13, Layout(dp=2, tp=1, pp=8, dp_overlap=1.0)),
     }
-    clusters = {"PCIe + 100 GbE": Cluster.from_links("H100", "pcie5x16", "eth-100g"),
-                "NVLink + 100 GbE": Cluster.from_links("H100", "nvlink4", "eth-100g"),
-                "NVLink + NDR IB": Cluster.from_links("H100", "nvlink4", "ib-ndr")}
+    # measured efficiencies of an H100 machine, as the dgx-h100 preset: the H100's GEMM ceiling (MAMF over the
+    # dense peak) and NVLink 4's nccl-tests ring busbw over its peak, for every link of the cluster
+    eff = dict(gemm_efficiency=ceiling_fraction("H100"), comm_efficiency=comm_efficiency_of("nvlink4"))
+    clusters = {"PCIe + 100 GbE": Cluster.from_links("H100", "pcie5x16", "eth-100g", **eff),
+                "NVLink + 100 GbE": Cluster.from_links("H100", "nvlink4", "eth-100g", **eff),
+                "NVLink + NDR IB": Cluster.from_links("H100", "nvlink4", "ib-ndr", **eff)}
     return Operations(model=m13, workloads=_frozen(workloads), clusters=_frozen(clusters))
 
 

@@ -208,3 +208,63 @@ def _dp_ex_buckets():
             "ran the ring at the link's peak, not at the calibrated comm efficiency": np.array(last_peak),
             "forgot the ring's latency term 2(p-1)α": np.array(last_nolat)}),
     }
+
+
+# ---- FSDP and HSDP: Llama 3 8B (the catalog's global batch), one sequence per microbatch ------
+
+def _llama8():
+    from .. import catalog
+    return catalog.models.get("llama3-8b")
+
+
+# dp-ex-fsdp: FSDP on 64 GPUs: microbatches, bytes per GPU per step, ratio to ZeRO-3's once-per-step count
+@exercise("dp-ex-fsdp", CHAPTER, parts=("m", "bytes", "ratio"),
+          doc="Llama 3 8B with FSDP on 64 GPUs (zero_stage=3, dp_shard=64, microbatch 1): microbatches per step, "
+              "bytes each GPU sends per step (all links), and their ratio to ZeRO-3 counted once per step")
+def _dp_ex_fsdp():
+    llama = _llama8()
+    fsdp = P.Layout(dp=64, tp=1, pp=1, zero_stage=3, dp_shard=64)
+    z3 = P.Layout(dp=64, tp=1, pp=1, zero_stage=3)
+    m = fsdp.microbatches(llama.global_batch)
+    sent, once = P.dp_wire_bytes(llama, fsdp), P.dp_wire_bytes(llama, z3)
+    tr = P.dp_traffic(llama, fsdp)
+    no_regather = P.wire_bytes([t for t in tr if "backward" not in t.what])
+    return {
+        "m": Answer(m, "1", rtol=0, mistakes={
+            "divided the global batch by one node's 8 GPUs, not by the 64 data-parallel ranks":
+                llama.global_batch // 8}),
+        "bytes": Answer(sent, "B", mistakes={
+            "counted ZeRO-3's collectives once per step; FSDP runs them every microbatch": once,
+            "forgot the second AllGather before the backward pass (reshard_after_forward)": no_regather,
+            "counted parameters, not 2-byte values": sent / 2}),
+        "ratio": Answer(sent / once, "1", mistakes={
+            "took 3 m over 3 as 3 m": 3 * m}),
+    }
+
+
+# dp-ex-hsdp: FSDP over 256 GPUs against HSDP in nodes of 8: network bytes per GPU, ratio, memory
+@exercise("dp-ex-hsdp", CHAPTER, parts=("fsdp", "hsdp", "ratio", "mem_fsdp", "mem_hsdp"),
+          doc="Llama 3 8B, ZeRO-3 on 256 GPUs (8 per node): bytes over each GPU's NIC per step (network_bytes) "
+              "for FSDP (dp_shard=256) and HSDP (dp_shard=8), their ratio, and layout_memory per GPU of each")
+def _dp_ex_hsdp():
+    llama = _llama8()
+    out, wire = {}, {}
+    for name, shard in (("fsdp", 256), ("hsdp", 8)):
+        lay = P.Layout(dp=256, tp=1, pp=1, zero_stage=3, dp_shard=shard)
+        tr = P.dp_traffic(llama, lay)
+        out[name], wire[name] = P.network_bytes(tr, gpus_per_node=8), P.wire_bytes(tr)
+        out[f"mem_{name}"] = P.layout_memory(llama, lay)
+    answers = {
+        "fsdp": Answer(out["fsdp"], "B", mistakes={
+            "counted all bytes the GPU sends (wire_bytes), not what crosses its NIC: a ring across nodes runs "
+            "one channel per NIC, 1/8 of the bytes each": wire["fsdp"]}),
+        "hsdp": Answer(out["hsdp"], "B", mistakes={
+            "counted the shard group's NVLink traffic too (wire_bytes), not only the replicas' AllReduce":
+                wire["hsdp"]}),
+        "ratio": Answer(out["fsdp"] / out["hsdp"], "1", mistakes={
+            "compared all bytes sent (wire_bytes), not the network's": wire["fsdp"] / wire["hsdp"]}),
+        "mem_fsdp": Answer(out["mem_fsdp"], "B"),
+        "mem_hsdp": Answer(out["mem_hsdp"], "B", mistakes={
+            "sharded the model states over all 256 GPUs; HSDP shards over the 8 of a node": out["mem_fsdp"]}),
+    }
+    return answers

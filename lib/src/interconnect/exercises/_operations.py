@@ -9,6 +9,7 @@ from .. import devices, links, netsim, parallel, scenarios
 from .. import operations as O
 from .. import topology as T
 from ..parallel import Layout
+from ..parallel.machines import comm_efficiency_of
 from ..units import GB, MB
 from . import Answer, exercise
 
@@ -149,7 +150,7 @@ def _ops_ex_cost():
               "interface per node (s), and the slowdown")
 def _ops_ex_fallback():
     nv, ndr, eth = links.get_link("nvlink4"), links.get_link("ib-ndr"), links.get_link("eth-100g")
-    eff = parallel.CALIBRATED_COMM_EFFICIENCY
+    eff = comm_efficiency_of("nvlink4")     # NVLink 4's measured ring efficiency, every link
     args = (2 * GB, 16, 8, nv.bandwidth * eff, nv.latency)
     t_ib = C.hierarchical_allreduce_time(*args, ndr.bandwidth * eff, ndr.latency)
     t_so = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff / 8, eth.latency)

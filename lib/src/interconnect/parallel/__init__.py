@@ -82,6 +82,7 @@ from .traffic import (
     cp_traffic,
     dp_traffic,
     ep_traffic,
+    network_bytes,
     pp_traffic,
     step_traffic,
     tp_traffic,
@@ -110,7 +111,7 @@ __all__ = ["model_flops_per_token", "mfu", "exposed_communication", "efficiency"
            "calibrate", "validation_table",
            "attainable_flops", "ridge_intensity", "tp_comm_intensity", "dp_comm_intensity",
            "Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
-           "ep_traffic", "step_traffic", "wire_bytes", "stage_layers", "compute_parts",
+           "ep_traffic", "step_traffic", "wire_bytes", "network_bytes", "stage_layers", "compute_parts",
            "cp_traffic", "cp_kv_bytes", "cp_comm_time", "ulysses_traffic",
            "causal_work", "cp_ring_step", "cp_min_tokens"]
 

@@ -188,12 +188,20 @@ def _group_link(group_size, stride, cluster):
     NCCL runs one ring channel per NIC, so each member crosses the network at
     ``k * inter_bandwidth`` (capped by NVLink) -- the per-GPU NICs of a node work in parallel.
     """
-    g = cluster.gpus_per_node
     eff = cluster.comm_efficiency
-    if group_size * stride <= g:
+    k = _members_per_node(group_size, stride, cluster.gpus_per_node)
+    if k == 0:
         return cluster.intra_bandwidth * eff, cluster.intra_latency
-    k = max(1, min(group_size, g // stride)) if stride < g else 1
     return min(cluster.intra_bandwidth, k * cluster.inter_bandwidth) * eff, cluster.inter_latency
+
+
+def _members_per_node(group_size, stride, gpus_per_node):
+    """Members ``k`` of a group of ``group_size`` ranks ``stride`` apart in one node, whose NICs
+    carry the group's ring channels in parallel; 0 when the whole group fits in one node."""
+    g = gpus_per_node
+    if group_size * stride <= g:
+        return 0
+    return max(1, min(group_size, g // stride)) if stride < g else 1
 
 
 def effective_bandwidth(g, nbytes, ranks=None, op="allreduce", **kw):

@@ -14,7 +14,9 @@ bytes. So the byte counts of the strategies live here and only here.
   its gradient backward, ``2 m v`` transfers (Narayanan et al. 2021, sec. 2.2, 4.1);
 * data parallelism (:func:`dp_traffic`): the BF16 gradients in buckets, AllReduce (ZeRO 0),
   ReduceScatter + AllGather (ZeRO 1, 2) or one AllGather more (ZeRO 3)
-  (Rajbhandari et al. 2020, sec. 7);
+  (Rajbhandari et al. 2020, sec. 7); with hybrid sharding (``dp_shard``) inside a shard
+  group plus an AllReduce across the replicas (HSDP), and for ZeRO 3 per microbatch (FSDP;
+  Zhao et al. 2023);
 * expert parallelism (:func:`ep_traffic`): 2 AllToAlls forward and 2 backward per MoE layer
   (Lepikhin et al. 2021; Fedus et al. 2022);
 * context parallelism (:func:`cp_traffic`): ring attention passes each layer's keys and
@@ -30,7 +32,6 @@ of every microbatch, so the messages made of activations (TP, PP, EP) shrink by 
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -47,7 +48,8 @@ def _stage_moe_layers(model, layout):
     return model.moe_layers / layout.pp if full == even else model.moe_layers / layout.pp * full / even
 
 __all__ = ["Traffic", "activation_bytes", "collectives_per_layer", "tp_traffic", "pp_traffic", "dp_traffic",
-           "ep_traffic", "cp_traffic", "cp_kv_bytes", "ulysses_traffic", "step_traffic", "wire_bytes"]
+           "ep_traffic", "cp_traffic", "cp_kv_bytes", "ulysses_traffic", "step_traffic", "wire_bytes",
+           "network_bytes"]
 
 #: The point-to-point transfer between neighbouring pipeline stages, besides the collectives.
 SENDRECV = "sendrecv"
@@ -145,6 +147,50 @@ def wire_bytes(traffic):
     [23.3, 35.0]
     """
     return _phases(list(traffic), lambda t: t.bytes_per_call)
+
+
+def network_bytes(traffic, gpus_per_node=8):
+    """Bytes one GPU's NIC sends per step (per direction) for a list of :class:`Traffic`.
+
+    A collective whose group fits in one node (``group * stride <= gpus_per_node``) runs on
+    NVLink and sends nothing over the network. A group that spans nodes with ``k`` members
+    per node runs one ring channel through each of their ``k`` NICs (NCCL's rings over
+    rail-optimised nodes), so each NIC carries ``1 / k`` of a member's ring bytes: the rule
+    :class:`~interconnect.parallel.Cluster` prices such a group by (``k`` NICs in parallel).
+
+    Parameters
+    ----------
+    traffic : list of Traffic
+    gpus_per_node : int
+        GPUs in one NVLink domain (default 8).
+
+    Returns
+    -------
+    float
+        Bytes.
+
+    Examples
+    --------
+    Llama 3 8B on 64 GPUs (8 nodes of 8), ZeRO-1 over all 64 against hybrid sharding inside
+    each node: the same bytes per NIC, give or take the ring's ``(p - 1) / p``; HSDP keeps
+    its ReduceScatter and AllGather on NVLink and sends only the replicas' AllReduce of the
+    1/8 shard:
+
+    >>> from interconnect import catalog
+    >>> from interconnect.parallel import Layout
+    >>> ll = catalog.models.get("llama3-8b")
+    >>> z1 = dp_traffic(ll, Layout(dp=64, tp=1, pp=1, zero_stage=1))
+    >>> hsdp = dp_traffic(ll, Layout(dp=64, tp=1, pp=1, zero_stage=1, dp_shard=8))
+    >>> [round(network_bytes(t) / 1e9, 2) for t in (z1, hsdp)]      # GB per NIC per step
+    [3.95, 3.51]
+    """
+    from .cluster import _members_per_node
+
+    def per_nic(t):
+        k = _members_per_node(t.group, t.stride, gpus_per_node)
+        return 0.0 if k == 0 else t.bytes_per_call / k
+
+    return _phases(list(traffic), per_nic)
 
 
 def activation_bytes(model, layout):
@@ -290,33 +336,52 @@ def _dp_buckets(model, layout):
 def dp_traffic(model, layout):
     """Data-parallel (gradient and ZeRO parameter) traffic of one GPU per step.
 
-    Each GPU holds ``P / (tp pp)`` parameters and reduces ``G = 2 P / (tp pp)`` bytes of BF16
-    gradients over the ``dp`` ranks in buckets of ``layout.bucket_bytes``, one collective per
-    bucket:
+    Each GPU holds ``P / (tp pp)`` parameters and reduces ``G = g P / (tp pp)`` bytes of
+    gradients (``g = grad_bytes``, 2 for BF16) over its data-parallel ranks in buckets of
+    ``layout.bucket_bytes``, one collective per bucket. The plain case, ``cp = 1`` without
+    hybrid sharding (``_flat_dp_traffic``), over the ``dp`` ranks ``tp`` apart:
 
     * ZeRO 0: AllReduce of ``G`` (``2 G (dp-1)/dp`` bytes on the wire with a ring);
     * ZeRO 1 and 2: ReduceScatter of the gradients + AllGather of the updated parameters,
       the same ``2 G (dp-1)/dp``;
     * ZeRO 3: also an AllGather of the parameters before use, ``3 G (dp-1)/dp``, 1.5x.
       Counted once per step as in the paper; with gradient accumulation a real ZeRO-3
-      regathers per microbatch, so this is a lower bound.
+      regathers per microbatch, so this is a lower bound (FSDP below counts it).
+
+    Context parallelism and hybrid sharding (``_sharded_dp_traffic``):
+
+    * with ``cp > 1`` the weights are replicated over the ``cp`` ranks too, so every
+      collective above runs over the ``dp cp`` ranks (``tp`` apart);
+    * with ``dp_shard`` set and ZeRO >= 1 (HSDP, hybrid sharding) the ReduceScatter and
+      AllGather run inside the ``shard_ranks = dp_shard cp`` ranks of one copy (``tp``
+      apart), and the ``replicas`` copies AllReduce their ``1 / shard_ranks`` gradient
+      shard (``tp cp dp_shard`` apart), once per step. ZeRO 1 and 2: ReduceScatter +
+      AllReduce + AllGather per bucket and step;
+    * ZeRO 3 with ``dp_shard`` set is PyTorch FSDP with ``reshard_after_forward=True``:
+      per microbatch the parameters are gathered in the forward pass and again in the
+      backward pass and the gradients are reduce-scattered, ``3 m`` collectives per bucket
+      (the once-per-step count of the plain ZeRO-3 above at ``m = 1``), then the replicas'
+      AllReduce once per step; ``dp_shard = dp`` is plain FSDP. ``dp_shard`` does nothing
+      with ZeRO 0.
 
     Parameters
     ----------
     model : ModelConfig
     layout : Layout
-        Only ``dp``, ``tp``, ``pp``, ``zero_stage``, ``bucket_bytes`` and ``grad_bytes`` matter
-        (FP32 gradients, ``grad_bytes = 4``, double the reduction; the parameter AllGather
-        stays 16-bit).
+        Only ``dp``, ``tp``, ``pp``, ``cp``, ``dp_shard`` (and for FSDP ``microbatch``),
+        ``zero_stage``, ``bucket_bytes`` and ``grad_bytes`` matter (FP32 gradients,
+        ``grad_bytes = 4``, double the reduction; the parameter AllGathers stay 16-bit).
 
     Returns
     -------
     list of Traffic
-        Empty for ``dp = 1``.
+        Empty for ``dp cp = 1``.
 
     References
     ----------
-    Rajbhandari et al. (2020), "ZeRO", sec. 7.2 and 7.2.2.
+    Rajbhandari et al. (2020), "ZeRO", sec. 7.2 and 7.2.2; Zhao et al. (2023), "PyTorch
+    FSDP: Experiences on Scaling Fully Sharded Data Parallel", sec. 3 (hybrid sharding,
+    resharding after forward).
 
     Examples
     --------
@@ -325,7 +390,28 @@ def dp_traffic(model, layout):
     >>> gpt = catalog.models.get("gpt3-6.7b")
     >>> [t.op for t in dp_traffic(gpt, Layout(dp=8, tp=1, pp=1, zero_stage=3))]
     ['reducescatter', 'allgather', 'allgather']
+
+    Llama 3 405B on 8-way TP, 2-way CP, 8 data-parallel ranks in 4 replicas of 2 (HSDP,
+    ZeRO-3): ReduceScatter and two AllGathers per microbatch in the group of 2 x 2 ranks,
+    the replicas' AllReduce once per step:
+
+    >>> ll = catalog.models.get("llama3-405b")
+    >>> lay = Layout(dp=8, tp=8, pp=16, cp=2, zero_stage=3, dp_shard=2, uneven_stages=True)
+    >>> [(t.op, t.group, t.stride, t.count) for t in dp_traffic(ll, lay)][::3]
+    [('reducescatter', 4, 8, 65024), ('allreduce', 4, 32, 254)]
     """
+    if layout.cp == 1 and layout.dp_shard is None:
+        return _flat_dp_traffic(model, layout)
+    return _sharded_dp_traffic(model, layout)
+
+
+def _flat_dp_traffic(model, layout):
+    """:func:`dp_traffic` of a layout with ``cp = 1`` and no hybrid sharding.
+
+    The ``dp`` ranks, ``tp`` apart, reduce the gradients of one GPU's ``P / (tp pp)``
+    parameters bucket by bucket: an AllReduce (ZeRO 0), or a ReduceScatter of the gradients
+    and an AllGather of the updated 16-bit parameters (ZeRO 1, 2), and for ZeRO 3 one more
+    AllGather of the parameters before use, counted once per step."""
     d = layout.dp
     if d == 1:
         return []
@@ -341,15 +427,13 @@ def dp_traffic(model, layout):
     return out
 
 
-# The chapter "Data parallelism" shows the source of dp_traffic above (show_source), and its
-# stored output must not change: that body stays the plain case (cp = 1, no hybrid sharding),
-# which it computes exactly. The public dp_traffic below runs it for those layouts and
-# _sharded_dp_traffic otherwise; tests check that the two agree where both apply.
-_flat_dp_traffic = dp_traffic
-
-
 def _sharded_dp_traffic(model, layout):
-    """:func:`dp_traffic` for any layout: gradients over the ``dp cp`` ranks, and hybrid sharding."""
+    """:func:`dp_traffic` of a layout with context parallelism or hybrid sharding.
+
+    The gradients are reduced over the ``dp cp`` ranks; with ``dp_shard`` set (ZeRO >= 1)
+    inside the shard group of ``shard_ranks``, then across the ``replicas`` (HSDP), and with
+    ZeRO 3 per microbatch (FSDP). For a plain layout it returns what :func:`_flat_dp_traffic`
+    does (tests check that)."""
     d = layout.dp * layout.cp
     if d == 1:
         return []
@@ -379,45 +463,6 @@ def _sharded_dp_traffic(model, layout):
             Traffic("allgather", pbucket, s, per_mb, t, what="FSDP parameter AllGather, forward"),
             Traffic("allgather", pbucket, s, per_mb, t, what="FSDP parameter AllGather, backward (resharded)"),
             *replica]
-
-
-@functools.wraps(_flat_dp_traffic)
-def dp_traffic(model, layout):  # noqa: F811 - the public dp_traffic wraps the chapter's plain one
-    if layout.cp == 1 and layout.dp_shard is None:
-        return _flat_dp_traffic(model, layout)
-    return _sharded_dp_traffic(model, layout)
-
-
-_DP_CP_DOC = """
-    Context parallelism and hybrid sharding (FSDP / HSDP):
-
-    * with ``cp > 1`` the weights are replicated over the ``cp`` ranks too, so every
-      collective above runs over the ``dp cp`` ranks (``tp`` apart);
-    * with ``dp_shard`` set and ZeRO >= 1 the ReduceScatter and AllGather run inside the
-      ``shard_ranks = dp_shard cp`` ranks of one copy (``tp`` apart), and the ``replicas``
-      copies AllReduce their ``1 / shard_ranks`` gradient shard (``tp cp dp_shard`` apart),
-      once per step. ZeRO 1 and 2: ReduceScatter + AllReduce + AllGather per bucket and
-      step. ZeRO 3 is PyTorch FSDP with ``reshard_after_forward=True``: per microbatch the
-      parameters are gathered in the forward pass and again in the backward pass and the
-      gradients are reduce-scattered, ``3 m`` collectives per bucket (the once-per-step
-      count of the plain ZeRO-3 above at ``m = 1``); ``dp_shard = dp`` is plain FSDP.
-      ``dp_shard`` does nothing with ZeRO 0.
-"""
-_DP_CP_EXAMPLES = """
-    Llama 3 405B on 8-way TP, 2-way CP, 8 data-parallel ranks in 4 replicas of 2 (HSDP,
-    ZeRO-3): ReduceScatter and two AllGathers per microbatch in the group of 2 x 2 ranks,
-    the replicas' AllReduce once per step:
-
-    >>> ll = catalog.models.get("llama3-405b")
-    >>> lay = Layout(dp=8, tp=8, pp=16, cp=2, zero_stage=3, dp_shard=2, uneven_stages=True)
-    >>> [(t.op, t.group, t.stride, t.count) for t in dp_traffic(ll, lay)][::3]
-    [('reducescatter', 4, 8, 65024), ('allreduce', 4, 32, 254)]
-"""
-dp_traffic.__doc__ = (_flat_dp_traffic.__doc__.replace("\n    Parameters\n", _DP_CP_DOC + "\n    Parameters\n", 1)
-                      .replace("Only ``dp``, ``tp``, ``pp``, ``zero_stage``,",
-                               "Only ``dp``, ``tp``, ``pp``, ``cp``, ``dp_shard`` (and for FSDP ``microbatch``), "
-                               "``zero_stage``,", 1)
-                      .rstrip() + "\n" + _DP_CP_EXAMPLES + "    ")
 
 
 def ep_traffic(model, layout):
