@@ -5,9 +5,13 @@ One training iteration on ``n = dp * tp * pp * cp`` GPUs is costed as
     total = compute + tp_comm + bubble + pp_comm + ep_comm + dp_comm_exposed + cp_comm
 
 * compute: iteration FLOPs (with the recomputation of the layout) over
-  ``n * peak_flops * gemm_efficiency``;
+  ``n * peak_flops * gemm_efficiency`` (the calibrated 2021 clusters), or by part -- linear
+  GEMMs by shape, the attention core, the logits, the element-wise work -- on the machine
+  presets (:func:`compute_parts`);
 * tp_comm: the tensor-parallel AllReduces (or ReduceScatter + AllGather pairs with sequence
-  parallelism) inside every layer, on the critical path (Megatron does not overlap them);
+  parallelism) inside every layer, less the share ``Layout.tp_overlap`` hides behind the
+  linear GEMMs (Megatron-Core ``--tp-comm-overlap``; 0, all exposed, as in Megatron-LM of
+  2021-22);
 * bubble: ``pipeline_bubble_fraction(pp, m, chunks) * (compute + tp_comm + ep_comm + cp_comm)``
   (the bubble is idle time measured in units of the per-microbatch stage time, which includes
   the communication inside the layers;
@@ -65,7 +69,8 @@ def _price_groups(traffic, cluster):
 
 
 def tp_comm_time(model, layout, cluster):
-    """Tensor-parallel communication per step on one GPU, seconds (all on the critical path).
+    """Tensor-parallel communication per step on one GPU, seconds, before any overlap (the share
+    ``Layout.tp_overlap`` hides is taken off in :func:`step_time`).
 
     Prices :func:`~interconnect.parallel.tp_traffic`: per layer and microbatch, 2
     AllReduces in the forward and 2 in the backward pass of ``2 s b h`` bytes (Shoeybi et al.
