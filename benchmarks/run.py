@@ -140,10 +140,21 @@ def bench_planner():
 
     m = catalog.models.get("gpt3-175b")
     cl = P.Cluster.dgx_a100()
-    best, _ = best_of(lambda: P.plan(m, cl, 1024, 80e9), 3)
-    pl = P.plan(m, cl, 1024, 80e9)
+    limit = 76 * 2**30                      # an 80 GiB A100 less 4 GiB
+    best, _ = best_of(lambda: P.plan(m, cl, 1024, limit), 3)
+    pl = P.plan(m, cl, 1024, limit)
     print(f"planner: GPT-3 175B on 1,024 A100s: {len(pl.ranked) + len(pl.rejected)} layouts enumerated, "
           f"{len(pl.ranked)} feasible, ranked in {best * 1e3:.0f} ms; best {pl.best[0].label()}")
+    from interconnect.parallel import machines
+
+    ll, h100 = catalog.models.get("llama3-405b"), machines.machine("dgx-h100")
+    kw = dict(recompute=("none", "selective", "full"), zero_stages=(1, 2), uneven_stages=True,
+              stack="megatron-core-2024", chunks=(1, 2, 4))
+    best, _ = best_of(lambda: P.plan(ll, h100, 16384, limit, **kw), 3)
+    pl = P.plan(ll, h100, 16384, limit, **kw)
+    print(f"planner: Llama 3 405B on 16,384 H100s (cp, ZeRO 1-2, recompute, v = 1, 2, 4): "
+          f"{len(pl.ranked) + len(pl.rejected)} layouts enumerated, {len(pl.ranked)} feasible, "
+          f"ranked in {best * 1e3:.0f} ms; best {pl.best[0].label()}")
 
 
 def main():
