@@ -189,7 +189,7 @@ def test_effective_bandwidth_is_netsim_busbw():
 # --------------------------------------------------------------------------------- scenarios
 def test_scenarios_are_frozen_and_cached():
     for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.tensor_parallel_overlap,
-                 scenarios.planning, scenarios.operations,
+                 scenarios.planning, scenarios.planning_2024, scenarios.operations,
                  scenarios.applications):
         s = make()
         assert make() is s
@@ -198,6 +198,18 @@ def test_scenarios_are_frozen_and_cached():
             setattr(s, field, {})
         with pytest.raises(TypeError):
             getattr(s, field)["x"] = None
+
+
+def test_planning_2024_scenario_uses_the_presets():
+    from interconnect.parallel import machines
+
+    s = scenarios.planning_2024()
+    assert s.model == models.get("llama3-405b")
+    assert [c.gpus_per_node for c in s.machines.values()] == [8, 8, 72]   # DGX H100, DGX B200, GB200 NVL72
+    assert s.machines["GB200 NVL72"] == machines.machine("gb200-nvl72")
+    assert s.stack == machines.stack("megatron-core-2024") and s.options["stack"] is s.stack
+    # Dubey et al. 2024, Table 4: the published 8,192-GPU layout is the best without context parallelism
+    assert s.plan(8192, cp_sizes=(1,)).best[0].label() == "dp=64 tp=8 pp=16 b=1 zero=2"
 
 
 def test_data_parallel_scenario_uses_the_catalog():

@@ -9,6 +9,8 @@ import os
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+from dataclasses import replace  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from explorer_checks import assert_frames_cover_the_static_grid_and_differ  # noqa: E402
@@ -89,15 +91,44 @@ def test_topology_load_explorer_matches_the_closed_form_on_a_crossbar():
 def test_memory_calculator_shows_the_memory_models():
     ex = xp.memory_calculator_explorer()
     m = models.get("gpt3-175b")
-    text = "\n".join(_texts(ex, model=m.name, dp=8, tp=8, pp=4, microbatch=1, zero_stage=1,
+    text = "\n".join(_texts(ex, model=m.name, dp=8, tp=8, pp=4, cp=1, ep=1, microbatch=1, zero_stage=1,
                             activations="selective + SP", batch=32, context=8192))
     from dataclasses import replace
 
     lay = Layout(dp=8, tp=8, pp=4, microbatch=1, recompute="selective", sequence_parallel=True, zero_stage=1)
     total = layout_memory(replace(m, global_batch=1 * 8 * 4 * 4), lay)
-    assert f"training     {total / GiB:9.1f}" in text
+    assert f"total      {total / GiB:7.1f}" in text
     inf = parallel.inference_memory(m, 96, 128, tp=8, pp=4, batch=32, context=8192)
-    assert f"KV cache     {inf['kv_cache'] / GiB:9.1f}" in text
+    assert f"KV cache  {inf['kv_cache'] / GiB:8.1f}" in text
+    # for the GPT block the weights are inference_memory's
+    assert f"weights   {inf['weights'] / GiB:8.1f}" in text
+
+
+def test_memory_calculator_shows_llama3_405b_on_its_published_layout():
+    # Dubey et al. 2024, Table 4: TP8 PP16 DP64 without recomputation fits with ZeRO-2 (FP32 gradients sharded)
+    from interconnect.parallel import machines
+
+    ex = xp.memory_calculator_explorer()
+    m = models.get("llama3-405b")
+    for z in (1, 2):
+        text = "\n".join(_texts(ex, model=m.name, zero_stage=z, activations="store all + SP"))
+        lay = machines.stack("megatron-core-2024").layout(dp=64, tp=8, pp=16, uneven_stages=True, zero_stage=z)
+        total = layout_memory(replace(m, global_batch=64 * 16 * 4), lay)
+        assert f"total      {total / GiB:7.1f}" in text
+        assert ("does NOT fit" in text) == (total > parallel.memory_limit_of("H100"))
+    assert "dp=64 tp=8 pp=16" in ex.fig.axes[0].get_title() and "8,192 GPUs" in text
+
+
+def test_memory_calculator_explains_an_invalid_layout():
+    ex = xp.memory_calculator_explorer()
+    text = "\n".join(_texts(ex, model="Llama 3 8B", dp=2, ep=4))   # ep must divide dp
+    assert "not a valid layout" in text
+
+
+def test_memory_presets_are_the_catalog_models():
+    for name, pre in xp.memory_presets().items():
+        assert pre.model.name == name
+        assert layout_memory(replace(pre.model, global_batch=4096), Layout(**pre.layout, uneven_stages=True)) > 0
 
 
 def test_mechanism_explorer_shows_the_transfer_models():

@@ -33,9 +33,9 @@ from .parallel import Cluster, Layout, ModelConfig, ceiling_fraction
 from .parallel.machines import comm_efficiency_of
 from .units import GiB
 
-__all__ = ["Applications", "DataParallel", "Operations", "Planning", "TensorParallel", "TensorParallelOverlap",
-           "applications", "data_parallel", "operations", "planning", "single_gpu_nodes", "tensor_parallel",
-           "tensor_parallel_overlap"]
+__all__ = ["Applications", "DataParallel", "Operations", "Planning", "Planning2024", "TensorParallel",
+           "TensorParallelOverlap", "applications", "data_parallel", "operations", "planning", "planning_2024",
+           "single_gpu_nodes", "tensor_parallel", "tensor_parallel_overlap"]
 
 
 def _frozen(d):
@@ -213,6 +213,60 @@ def planning():
         "DGX H100 + NDR": Cluster.from_links("H100", "nvlink4", "ib-ndr"),
     }
     return Planning(model=_models.get("gpt3-175b"), clusters=_frozen(clusters), memory_limit=76 * GiB)
+
+
+@dataclass(frozen=True)
+class Planning2024:
+    """The 2024-26 worked examples of the planning chapter (book/parallel/planning) and their checkers.
+
+    Attributes
+    ----------
+    model : ModelConfig
+        Llama 3 405B at Meta's 8,192 tokens and 2,048 sequences (16M tokens) per step
+        (``catalog.models.get("llama3-405b")``; Dubey et al. 2024, Table 4).
+    machines : Mapping[str, Cluster]
+        ``"DGX H100"``, ``"DGX B200"`` (8 GPUs per NVLink domain) and ``"GB200 NVL72"`` (72):
+        :func:`interconnect.parallel.machines.machine` presets with component-measured
+        efficiencies; their memory limit is the GPU's HBM less 4 GiB.
+    stack : SoftwareStack
+        ``machines.stack("megatron-core-2024")``: fused attention, overlapped TP, gradient and
+        parameter communication, FP32 gradients.
+    options : Mapping[str, Any]
+        The keyword arguments of every :func:`interconnect.parallel.plan` call: recompute
+        none, selective or full; ZeRO-1 (Megatron's distributed optimizer) or ZeRO-2 (Meta's
+        FSDP without resharding); microbatches of 1 and 2; uneven stages; the stack.
+    machine_batch : int
+        Sequences per step of the machine comparison (512, as NVIDIA's Llama 3.1 405B recipe
+        on 1,024 H100: 4M tokens).
+    """
+
+    model: ModelConfig
+    machines: Mapping[str, Cluster]
+    stack: Any
+    options: Mapping[str, Any]
+    machine_batch: int
+
+    def plan(self, n_gpus, machine="DGX H100", model=None, **overrides):
+        """:func:`interconnect.parallel.plan` of ``model`` (default :attr:`model`) on ``n_gpus``
+        of a machine, with :attr:`options` updated by ``overrides``."""
+        from .parallel import plan
+
+        return plan(self.model if model is None else model, self.machines[machine], n_gpus, None,
+                    **(dict(self.options) | overrides))
+
+
+@functools.cache
+def planning_2024():
+    """The 2024-26 setup of the planning chapter and its checkers (:class:`Planning2024`)."""
+    from .parallel import machines as _machines
+
+    core = _machines.stack("megatron-core-2024")
+    clusters = {"DGX H100": _machines.machine("dgx-h100"), "DGX B200": _machines.machine("dgx-b200"),
+                "GB200 NVL72": _machines.machine("gb200-nvl72")}
+    options = dict(recompute=("none", "selective", "full"), zero_stages=(1, 2), microbatches=(1, 2),
+                   uneven_stages=True, stack=core)
+    return Planning2024(model=_models.get("llama3-405b"), machines=_frozen(clusters), stack=core,
+                        options=_frozen(options), machine_batch=512)
 
 
 # ------------------------------------------------------------------------ selection and operations

@@ -131,3 +131,59 @@ def _planning_ex_kv():
              "kept no memory free; the exercise leaves 10 % of each GPU's memory": int(free_all // per)}
         out[name] = Answer(v, "1", rtol=0, mistakes={k: w for k, w in m.items() if w != v})
     return out
+
+
+# ---- the 2024 worked examples: Llama 3 405B (scenarios.planning_2024) -----------------
+
+def _meta_layout(zero_stage, recompute="none"):
+    """Dubey et al. (2024), Table 4: TP8 PP16 DP64 on 8,192 H100, uneven stages, the 2024 stack."""
+    return scenarios.planning_2024().stack.layout(dp=64, tp=8, pp=16, uneven_stages=True, zero_stage=zero_stage,
+                                                  recompute=recompute)
+
+
+# planning-ex-llama-zero: the lowest ZeRO stage that fits Meta's layout without recomputation, and its memory
+@exercise("planning-ex-llama-zero", CHAPTER, parts=("zero_stage", "memory", "recompute_with_zero1"),
+          doc="the lowest ZeRO stage with which Llama 3 405B on TP8 PP16 DP64 fits in 76 GiB without "
+              "recomputation, its memory per GPU (bytes), and the cheapest recomputation that fits with ZeRO-1")
+def _planning_ex_llama_zero():
+    m = scenarios.planning_2024().model
+    limit = parallel.memory_limit_of("H100")
+    mem = {z: float(parallel.layout_memory(m, _meta_layout(z))) for z in range(4)}
+    z_fit = min(z for z in range(4) if mem[z] <= limit)
+    rc_fit = next(rc for rc in ("none", "selective", "full")
+                  if parallel.layout_memory(m, _meta_layout(1, rc)) <= limit)
+    sel1 = parallel.layout_memory(m, _meta_layout(1, "selective"))
+    stage_mistakes = {str(z): f"ZeRO-{z} needs {mem[z] / 2**30:.1f} GiB, more than the 76 GiB limit"
+                      for z in range(z_fit)}
+    stage_mistakes.update({str(z): f"ZeRO-{z} fits too, but ZeRO-{z_fit} is the lowest stage that does"
+                           for z in range(z_fit + 1, 4)})
+    return {"zero_stage": Answer(str(z_fit), choices=("0", "1", "2", "3"), mistakes=stage_mistakes),
+            "memory": Answer(mem[z_fit], "B", mistakes={
+                "gave ZeRO-1's memory: its FP32 gradients are not sharded": mem[1],
+                "gave ZeRO-3's memory, which also shards the 16-bit weights": mem[3]}),
+            "recompute_with_zero1": Answer(rc_fit, choices=("none", "selective", "full"), mistakes={
+                rc: (f"with fused attention selective recomputation saves almost nothing ({sel1 / 2**30:.1f} GiB); "
+                     "only full recomputation drops the stored activations to the layers' inputs"
+                     if rc == "selective" else "without recomputation ZeRO-1 does not fit")
+                for rc in ("none", "selective", "full") if rc != rc_fit})}
+
+
+# planning-ex-nvl72: Llama 3 405B, 512 sequences, on 1,152 GB200 NVL72 and DGX B200 GPUs
+@exercise("planning-ex-nvl72", CHAPTER, parts=("tp", "limit", "dp_exposed_nvl72", "dp_exposed_b200"),
+          doc="the tp the planner picks for Llama 3 405B (512 sequences) on 1,152 GB200 NVL72 GPUs, the rule that "
+              "stops tp > 8, and the exposed data-parallel communication of the winners on NVL72 and DGX B200 (s)")
+def _planning_ex_nvl72():
+    s = scenarios.planning_2024()
+    m = replace(s.model, global_batch=s.machine_batch)
+    nvl = s.plan(1152, "GB200 NVL72", model=m, chunks=(1, 2, 4)).best
+    b2 = s.plan(1152, "DGX B200", model=m, chunks=(1, 2, 4)).best
+    t_nvl, t_b2 = float(nvl[1].dp_comm_exposed), float(b2[1].dp_comm_exposed)
+    return {"tp": Answer(nvl[0].tp, "1", rtol=0, mistakes={
+                "the NVLink domain's size is the upper limit of tp, not the choice": 72}),
+            "limit": Answer("kv_heads", choices=("kv_heads", "gpus_per_node", "memory"), mistakes={
+                "gpus_per_node": "an NVL72 rack has 72 GPUs per NVLink domain, so tp = 16 would stay on NVLink; the "
+                                 "planner rejects it because 16 does not divide Llama 3's 8 key-value heads",
+                "memory": "layouts with tp > 8 are rejected before their memory is computed: tp must divide the "
+                          "8 key-value heads"}),
+            "dp_exposed_nvl72": Answer(t_nvl, "s", mistakes={"swapped the two machines": t_b2}),
+            "dp_exposed_b200": Answer(t_b2, "s", mistakes={"swapped the two machines": t_nvl})}
