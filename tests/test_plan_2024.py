@@ -193,7 +193,7 @@ def test_llama3_405b_published_layouts_fit(n, dp, cp, seq, batch):
 
 @pytest.mark.parametrize("n, dp, best_rank", [(8192, 64, 1), (16384, 128, 6)])
 def test_llama3_405b_published_layouts_rank_near_the_top(n, dp, best_rank):
-    # cp = 1: the step-time model prices context parallelism only once its traffic is merged
+    # cp = 1: the layout Meta published (the planner with cp enumerated prefers cp = 2; see the planning chapter)
     p = plan(LLAMA, H100, n, LIMIT, recompute=("none", "selective", "full"), zero_stages=(1, 2),
              uneven_stages=True, stack=CORE, cp_sizes=(1,), microbatches=(1, 2))
     ranks = [i + 1 for i, (lay, _, _) in enumerate(p.ranked)

@@ -313,7 +313,7 @@ def _bottom_up_elementwise_bytes(model, layout):
     * layers: 6x the stored activations of
       :func:`interconnect.memory.layer_activation_bytes` (no recomputation), the MoE layers'
       with their experts; a recomputed forward adds 2x again, of everything (full) or of the
-      part selective recomputation drops;
+      part selective recomputation drops (nothing with fused attention);
     * the loss, on the last stage: :data:`CROSS_ENTROPY_BYTES_PER_LOGIT` per logit, ``s b V /
       (t cp)`` logits;
     * with ``fp8``: :data:`FP8_CAST_BYTES_PER_ELEMENT` per element of every linear layer's
@@ -334,7 +334,8 @@ def _bottom_up_elementwise_bytes(model, layout):
     traffic = 6.0 * stored
     if layout.recompute == "full":
         traffic += 2.0 * stored
-    elif layout.recompute == "selective":
+    elif layout.recompute == "selective" and not layout.flash_attention:
+        # with fused attention the kernel's backward recomputes the scores itself: nothing more
         traffic += 2.0 * (stored - per_layer("selective"))
     tokens = model.seq_len * layout.microbatch / layout.cp
     total = stage_layers(model, layout) * traffic
