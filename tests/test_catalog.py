@@ -189,6 +189,7 @@ def test_effective_bandwidth_is_netsim_busbw():
 # --------------------------------------------------------------------------------- scenarios
 def test_scenarios_are_frozen_and_cached():
     for make in (scenarios.data_parallel, scenarios.tensor_parallel, scenarios.tensor_parallel_overlap,
+                 scenarios.tensor_parallel_fp8,
                  scenarios.planning, scenarios.planning_2024, scenarios.operations,
                  scenarios.applications):
         s = make()

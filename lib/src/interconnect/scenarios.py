@@ -34,8 +34,8 @@ from .parallel.machines import comm_efficiency_of
 from .units import GiB
 
 __all__ = ["Applications", "DataParallel", "Operations", "Planning", "Planning2024", "TensorParallel",
-           "TensorParallelOverlap", "applications", "data_parallel", "operations", "planning", "planning_2024",
-           "single_gpu_nodes", "tensor_parallel", "tensor_parallel_overlap"]
+           "TensorParallelFP8", "TensorParallelOverlap", "applications", "data_parallel", "operations", "planning",
+           "planning_2024", "single_gpu_nodes", "tensor_parallel", "tensor_parallel_fp8", "tensor_parallel_overlap"]
 
 
 def _frozen(d):
@@ -180,6 +180,40 @@ def tensor_parallel_overlap():
                     recompute="selective", tp_overlap=0.0)
     machines = {"DGX A100": machine("dgx-a100"), "DGX H100": machine("dgx-h100")}
     return TensorParallelOverlap(model=_models.get("llama3-70b"), layout=layout, machines=_frozen(machines))
+
+
+@dataclass(frozen=True)
+class TensorParallelFP8:
+    """The setup of the section "FP8: faster arithmetic, the same bytes" of the chapter
+    "Tensor parallelism" (book/parallel/tensor_parallel) and of its exercise ``tp-ex-fp8``.
+
+    Attributes
+    ----------
+    model : ModelConfig
+        Llama 3 70B (``catalog.models.get("llama3-70b")``).
+    layout : Layout
+        ``stack("megatron-core-2024").layout(dp=8, tp=8, pp=4, microbatch=1)`` (FlashAttention,
+        sequence parallelism, gradient-reduction and parameter-gather overlap, ZeRO-1, no
+        recomputation, FP32 gradient reduction) with ``tp_overlap = 0`` and ``fp8 = False``;
+        the section varies ``tp_overlap`` (0, 1) and ``fp8``.
+    machines : Mapping[str, Cluster]
+        ``"DGX H100"`` and ``"DGX B200"``: :func:`interconnect.parallel.machines.machine`
+        (component-measured efficiencies; FP8 GEMMs at the measured FP8 ceiling).
+    """
+
+    model: ModelConfig
+    layout: Layout
+    machines: Mapping[str, Cluster]
+
+
+@functools.cache
+def tensor_parallel_fp8():
+    """Model, layout and machines of the FP8 section and its checker (:class:`TensorParallelFP8`)."""
+    from .parallel.machines import machine, stack
+
+    layout = stack("megatron-core-2024").layout(dp=8, tp=8, pp=4, microbatch=1, tp_overlap=0.0, fp8=False)
+    machines = {"DGX H100": machine("dgx-h100"), "DGX B200": machine("dgx-b200")}
+    return TensorParallelFP8(model=_models.get("llama3-70b"), layout=layout, machines=_frozen(machines))
 
 
 # ------------------------------------------------------------------------------------ planning

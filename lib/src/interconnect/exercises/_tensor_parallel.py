@@ -191,3 +191,33 @@ def _tp_ex_overlap():
             ("a100" if win == "h100" else "h100"):
                 "compare the TP shares at tp_overlap = 0: the machine whose step has more TP time to hide gains more"}),
     }
+
+
+# tp-ex-fp8: Llama 3 70B on DGX H100 without overlap: TP share of the step in BF16 and FP8, and its growth
+@exercise("tp-ex-fp8", CHAPTER, parts=("share_bf16", "share_fp8", "growth"),
+          doc="Llama 3 70B, the FP8 section's layout (tp_overlap 0) on DGX H100: the exposed TP share of the step "
+              "in BF16 and in FP8 (fractions), and the factor by which it grows (FP8 share over BF16 share)")
+def _tp_ex_fp8():
+    s = scenarios.tensor_parallel_fp8()
+    cl = s.machines["DGX H100"]
+    s16 = P.step_time(s.model, s.layout, cl)
+    s8 = P.step_time(s.model, replace(s.layout, fp8=True), cl)
+    share16, share8 = s16.shares()["tp_comm"], s8.shares()["tp_comm"]
+    # the TP seconds are the same in both, so the share grows by exactly the step's speed-up
+    # the reader who halves the whole compute (2x FP8 peak, no casts, attention and logits too)
+    halved = s16.tp_comm / (s16.total - s16.compute / 2)
+    # the reader who also halves the TP bytes (as if the collectives moved FP8)
+    half_bytes = (s8.tp_comm / 2) / (s8.total - s8.tp_comm / 2)
+    return {
+        "share_bf16": Answer(share16, "1", mistakes={
+            "took the TP share with tp_overlap = 1 (nothing exposed), not without overlap":
+                P.step_time(s.model, replace(s.layout, tp_overlap=1.0), cl).shares()["tp_comm"]}),
+        "share_fp8": Answer(share8, "1", mistakes={
+            "halved all the compute (2x the FP8 peak), not the linear GEMMs at the measured ceiling ratio": halved,
+            "halved the TP bytes too: the tensor-parallel collectives stay 16-bit": half_bytes}),
+        "growth": Answer(share8 / share16, "1", mistakes={
+            "compared the TP time with the compute only, not with the whole step": s16.compute / s8.compute,
+            "halved all the compute (2x the FP8 peak), not the linear GEMMs at the measured ceiling ratio":
+                halved / share16,
+            "divided the other way: the growth is the FP8 share over the BF16 share": share16 / share8}),
+    }
