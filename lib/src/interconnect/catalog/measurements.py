@@ -101,6 +101,8 @@ BEKMAN = "bekman_mlengineering (S. Bekman, Machine Learning Engineering Open Boo
 MAMF = ("bekman_mamf (S. Bekman, Machine Learning Engineering Open Book, compute/accelerator/README.md, "
         "'Maximum Achievable Matmul FLOPS comparison table', mamf-finder.py: BF16 or FP8 torch.matmul, no sparsity, "
         "best of a brute-force search over shapes)")
+BEKMAN_SWEEP = ("bekman_mlengineering (S. Bekman, Machine Learning Engineering Open Book, "
+                "network/benchmarks/README.md, all-reduce busbw by payload, nccl-tests column)")
 TFLOPS = 1e12
 
 _ENTRIES = (
@@ -130,6 +132,51 @@ _ENTRIES = (
     Measurement("h200-nvlink4-allreduce-nvls-busbw-b", 482.26 * GB, "B/s", "per direction",
                 "AllReduce busbw, NVLink SHARP (the NVLink chapter's figure)", "8 x H200 (NVLink 4)",
                 "nccl-tests all_reduce_perf busbw", BEKMAN, 2024),
+    # --- NVLink: nccl-tests AllReduce busbw by message size (NCCL's model is checked
+    # against these in tests/test_nccl_model.py) -----------------------------------------
+    Measurement("h200-nvlink4-allreduce-busbw-32kib", 3.20 * GB, "B/s", "per direction",
+                "AllReduce busbw at 32 KiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-1mib", 72.45 * GB, "B/s", "per direction",
+                "AllReduce busbw at 1 MiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-16mib", 242.45 * GB, "B/s", "per direction",
+                "AllReduce busbw at 16 MiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-64mib", 369.82 * GB, "B/s", "per direction",
+                "AllReduce busbw at 64 MiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-256mib", 442.27 * GB, "B/s", "per direction",
+                "AllReduce busbw at 256 MiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-1gib", 464.00 * GB, "B/s", "per direction",
+                "AllReduce busbw at 1 GiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-4gib", 473.10 * GB, "B/s", "per direction",
+                "AllReduce busbw at 4 GiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-busbw-16gib", 480.70 * GB, "B/s", "per direction",
+                "AllReduce busbw at 16 GiB, NCCL's default choice, NCCL 2.30.7", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw", BEKMAN_SWEEP, 2024),
+    Measurement("h200-nvlink4-allreduce-nvls-busbw-issue272", 475 * GB, "B/s", "per direction",
+                "AllReduce peak busbw, 64 KiB to 4 GiB, NCCL 2.20.3 (NVLS)", "8 x H200 (NVLink 4)",
+                "nccl-tests all_reduce_perf busbw",
+                "nccltests_issue272 (NVIDIA/nccl-tests issue #272, the reporter's run)", 2024),
+    Measurement("h100-nvlink4-allreduce-ring-busbw-maintainer", 370 * GB, "B/s", "per direction",
+                "busbw with NCCL_ALGO=RING or a non-allreduce operation ('~20 %' protocol overhead)",
+                "8 x H100 (NVLink 4)", "nccl-tests busbw (maintainer's figure)",
+                "nccltests_issue212 (NVIDIA/nccl-tests issue #212, comment by S. Jeaugey)", 2024),
+    Measurement("h100-nvlink4-allreduce-nvls-busbw-maintainer", 480 * GB, "B/s", "per direction",
+                "AllReduce peak busbw with NVLink SHARP (NVLS) at large sizes ('~480GB/s')",
+                "8 x H100 (NVLink 4)", "nccl-tests busbw (maintainer's figure)",
+                "nccltests_issue212 (NVIDIA/nccl-tests issue #212, comment by S. Jeaugey)", 2024),
+    Measurement("a100-nvlink3-allreduce-busbw-issue175", 232.54 * GB, "B/s", "per direction",
+                "AllReduce busbw, all_reduce_perf -b 8 -e 4G -f 2 -g 8", "8 x A100 (NVLink 3)",
+                "nccl-tests all_reduce_perf busbw",
+                "nccltests_issue175 (NVIDIA/nccl-tests issue #175, the reporter's run)", 2023),
+    Measurement("b200-nvlink5-allreduce-busbw-4gib", 740.64 * GB, "B/s", "per direction",
+                "AllReduce busbw at 4 GiB, nccl 2.27.7", "8 x B200 (NVLink 5), AWS P6-B200",
+                "torch all_reduce_bench.py busbw", BEKMAN, 2024),
     # --- NVLink: peer-to-peer copies -------------------------------------------------
     Measurement("h100-nvlink4-p2p-uni", 380 * GB, "B/s", "per direction",
                 "GPU-to-GPU copy, one direction", "H100 SXM (NVLink 4)",

@@ -11,13 +11,16 @@
   :func:`interconnect.netsim.simulate_collective`).
 * :mod:`~interconnect.collectives.in_network`: in-switch reduction (SHARP) and the
   two-level AllReduce.
+* :mod:`~interconnect.collectives.nccl`: NCCL's own tuning model (``src/graph/tuning.cc``)
+  ported: per algorithm and protocol the latency, the achieved bandwidth and the channels,
+  NCCL's choice by size, :func:`nccl_time` and :func:`nccl_busbw`.
 
 Deprecated spellings, accepted silently for one release: alltoall ``"direct"`` is
 ``"pairwise"`` in the cost model and ``"all_at_once"`` in the simulator; broadcast
 ``"ring"`` in the simulator is ``"chain"`` (see :mod:`~interconnect.collectives.algorithms`).
 """
 
-from . import algorithms, cost, in_network, schedules  # noqa: F401 (the submodules)
+from . import algorithms, cost, in_network, nccl, schedules  # noqa: F401 (the submodules)
 from .algorithms import (
     COST_ALIASES,
     OPS,
@@ -48,6 +51,22 @@ from .cost import (  # noqa: F401 (_op_alg, _POW2, ...: private names other modu
     half_performance_size,
 )
 from .in_network import IN_NETWORK_OPS, hierarchical_allreduce_time, in_network_time
+from .nccl import (
+    MACHINES as NCCL_MACHINES,
+)
+from .nccl import (
+    NCCL_COMMIT,
+    NcclGraph,
+    NcclMachine,
+    NcclPrediction,
+    nccl_busbw,
+    nccl_busbw_curve,
+    nccl_choice,
+    nccl_graphs,
+    nccl_predict,
+    nccl_table,
+    nccl_time,
+)
 from .schedules import Schedule, run_collective, schedule
 
 __all__ = [
@@ -56,4 +75,6 @@ __all__ = [
     "half_performance_size", "IN_NETWORK_OPS", "in_network_time", "hierarchical_allreduce_time",
     "REGISTRY", "Algorithm", "COST_ALIASES", "SCHEDULE_ALIASES", "costed", "simulated", "cost_algorithm",
     "schedule_algorithm", "closed_form_of", "Schedule", "schedule", "run_collective",
+    "NCCL_COMMIT", "NCCL_MACHINES", "NcclMachine", "NcclGraph", "NcclPrediction", "nccl_graphs", "nccl_table",
+    "nccl_time", "nccl_choice", "nccl_busbw", "nccl_busbw_curve", "nccl_predict",
 ]
