@@ -181,10 +181,17 @@ def test_compiled_dijkstra_gives_the_python_dijkstras_paths_in_the_same_order(na
     net = _Net(g)
     n = len(net.nodes)
     fast = _shortest_paths_many(n, net.res_u, net.res_v, net.lat_fs, np.arange(net.res_u.size), range(n))
-    assert fast is not None
+    lazy = _shortest_paths_many(n, net.res_u, net.res_v, net.lat_fs, np.arange(net.res_u.size), range(n),
+                                few=range(n))  # each node's predecessors when first needed
+    assert fast is not None and lazy is not None
     for s in range(n):
         ref = ShortestPaths(net.adj, s)
         for t in range(n):
+            assert lazy[s].reaches(t) == ref.reaches(t)
+            if t != s and ref.reaches(t):
+                assert lazy[s].count(t) == ref.count(t)
+                assert [lazy[s].nth(t, i) for i in range(min(ref.count(t), 6))] == \
+                    [ref.nth(t, i) for i in range(min(ref.count(t), 6))], (name, s, t)
             assert fast[s].reaches(t) == ref.reaches(t)
             if t == s or not ref.reaches(t):
                 continue

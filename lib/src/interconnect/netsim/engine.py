@@ -176,8 +176,14 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
     # dependents (inverse of deps)
     n_deps = np.diff(dep_ptr)
     owner = np.repeat(np.arange(n_flows, dtype=np.int64), n_deps)
-    order = np.argsort(dep_idx, kind="stable")
-    dependents = owner[order]
+    if dep_idx.size > 4096:  # group by dep keeping owner order: scipy's counting sort (coo -> csr)
+        import scipy.sparse as sp
+
+        by_dep = sp.coo_matrix((owner + 1, (dep_idx, np.arange(dep_idx.size))),
+                               shape=(n_flows, dep_idx.size)).tocsr()
+        dependents = by_dep.data - 1
+    else:
+        dependents = owner[np.argsort(dep_idx, kind="stable")]
     dptr = np.concatenate(([0], np.cumsum(np.bincount(dep_idx, minlength=n_flows)))).astype(np.int64)
 
     t_start = np.full(n_flows, np.nan)

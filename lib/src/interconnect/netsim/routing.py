@@ -64,8 +64,9 @@ class _Net:
     def trees(self, sources, us, ud):
         """``{source: ShortestPaths}`` for the pairs ``us[j] -> ud[j]``: scipy's compiled
         Dijkstra where the costs are exact in float64, else the Python one per source."""
+        per_source = np.bincount(us, minlength=len(self.nodes))
         out = _shortest_paths_many(len(self.nodes), self.res_u, self.res_v, self.lat_fs,
-                                   np.arange(self.res_u.size), sources)
+                                   np.arange(self.res_u.size), sources, np.flatnonzero(per_source <= 8).tolist())
         if out is None:
             out = {}
             for s in sources:
@@ -119,7 +120,14 @@ def _route(net, src, dst, routing, seed, explicit=None):
         return table, path_id
     n_nodes = len(net.nodes)
     pair = src[todo].astype(np.int64) * n_nodes + dst[todo]
-    upair, inv = np.unique(pair, return_inverse=True)
+    if n_nodes * n_nodes <= 2**24 and pair.size * 4 >= n_nodes * n_nodes:
+        # np.unique by marking: the same sorted pairs and inverse, without a sort
+        seen = np.zeros(n_nodes * n_nodes, dtype=bool)
+        seen[pair] = True
+        upair = np.flatnonzero(seen)
+        inv = (np.cumsum(seen) - 1)[pair]
+    else:
+        upair, inv = np.unique(pair, return_inverse=True)
     us, ud = upair // n_nodes, upair % n_nodes
     trees = net.trees(np.unique(us).tolist(), us, ud)
     for s, t in zip(us.tolist(), ud.tolist()):

@@ -272,7 +272,31 @@ class _Preds(dict):
         return out
 
 
-def _shortest_paths_many(n, tail, head, weight, tag, sources):
+class _LazyPreds(dict):
+    """``preds[v]`` of one source, found on first use among the in-edges of ``v`` (few targets)."""
+
+    __slots__ = ("_d", "_g")
+
+    def __init__(self, d, graph):
+        super().__init__()
+        self._d, self._g = d, graph
+
+    def __missing__(self, v):
+        ptr, tail, cost, tag = self._g
+        lo, hi = ptr[v], ptr[v + 1]
+        u = tail[lo:hi]
+        du = self._d[u]
+        ok = du + cost[lo:hi] == self._d[v]
+        u, r, du = u[ok], tag[lo:hi][ok], du[ok]
+        if u.size > 1:  # tails ascend: a stable sort by distance gives (d[u], u)
+            o = np.argsort(du, kind="stable")
+            u, r = u[o], r[o]
+        out = list(zip(u.tolist(), r.tolist()))
+        self[v] = out
+        return out
+
+
+def _shortest_paths_many(n, tail, head, weight, tag, sources, few=()):
     """:class:`ShortestPaths` from each of ``sources`` with scipy's compiled Dijkstra.
 
     The directed edges are ``tail[e] -> head[e]`` with integer ``weight[e]``
@@ -283,6 +307,9 @@ def _shortest_paths_many(n, tail, head, weight, tag, sources):
     predecessors of ``v`` are its in-edges ``u -> v`` with ``d[u] + w == d[v]``, ordered
     by ``(d[u], u)``: the order in which the heap of :class:`ShortestPaths` settles them,
     so the paths, their order and their counts are the same.
+
+    Sources in ``few`` (those routing to a few targets) find each node's predecessors
+    when a path first needs them; the others find all at once.
 
     Returns ``{source: ShortestPaths}``, or ``None`` where a cost or a distance reaches
     2**52 (the caller then runs :class:`ShortestPaths` itself).
@@ -310,7 +337,17 @@ def _shortest_paths_many(n, tail, head, weight, tag, sources):
     if dist.size and dist[np.isfinite(dist)].max(initial=0.0) >= 2**52:
         return None
     out = {}
+    few = set(few)
+    graph = (np.searchsorted(head, np.arange(n + 1)), tail, cost, tag)
     for s, d in zip(sources, dist):
+        if s in few:
+            sp = ShortestPaths.__new__(ShortestPaths)
+            sp.source, sp.dist, sp._memo = s, None, {}
+            sp.preds = _LazyPreds(d, graph)
+            sp.preds[s] = []
+            sp.settled = _Reached(d)
+            out[s] = sp
+            continue
         tight = np.flatnonzero(d[tail] + cost == d[head])  # exact: integers below 2**53
         h, t = head[tight], tail[tight]
         o = np.lexsort((d[t], h))  # stable: equal (head, distance) keep tails ascending
