@@ -161,3 +161,54 @@ def test_transit_and_weight_options():
     nx.set_edge_attributes(bad, -1.0, "latency")
     with pytest.raises(ValueError, match="finite numbers >= 0"):
         T.path(bad, "a", "c")
+
+
+@pytest.mark.parametrize("name", [*BUILDERS, "random0", "random1", "random2", "zero_latency"])
+def test_compiled_dijkstra_gives_the_python_dijkstras_paths_in_the_same_order(name):
+    # netsim routes with scipy's compiled Dijkstra (topology.paths._shortest_paths_many);
+    # ShortestPaths, the Python Dijkstra on (latency in fs, hops), is the reference: the same
+    # equal-cost sets, in the same order, with the same counts, from every source
+    from interconnect.netsim.routing import _Net
+    from interconnect.topology.paths import ShortestPaths, _shortest_paths_many
+
+    if name.startswith("random"):
+        g = _random_graph(int(name[-1]) + 100, n=18, p=0.25)
+    elif name == "zero_latency":  # every path ties on latency: hops, then the node order decide
+        g = T.torus((3, 4))
+        nx.set_edge_attributes(g, 0.0, "latency")
+    else:
+        g = BUILDERS[name]()
+    net = _Net(g)
+    n = len(net.nodes)
+    fast = _shortest_paths_many(n, net.res_u, net.res_v, net.lat_fs, np.arange(net.res_u.size), range(n))
+    lazy = _shortest_paths_many(n, net.res_u, net.res_v, net.lat_fs, np.arange(net.res_u.size), range(n),
+                                few=range(n))  # each node's predecessors when first needed
+    assert fast is not None and lazy is not None
+    for s in range(n):
+        ref = ShortestPaths(net.adj, s)
+        for t in range(n):
+            assert lazy[s].reaches(t) == ref.reaches(t)
+            if t != s and ref.reaches(t):
+                assert lazy[s].count(t) == ref.count(t)
+                assert [lazy[s].nth(t, i) for i in range(min(ref.count(t), 6))] == \
+                    [ref.nth(t, i) for i in range(min(ref.count(t), 6))], (name, s, t)
+            assert fast[s].reaches(t) == ref.reaches(t)
+            if t == s or not ref.reaches(t):
+                continue
+            assert fast[s].count(t) == ref.count(t), (name, s, t)
+            for i in range(min(ref.count(t), 6)):
+                assert fast[s].nth(t, i) == ref.nth(t, i), (name, s, t, i)
+
+
+def test_compiled_dijkstra_falls_back_where_float64_is_not_exact():
+    from interconnect.topology.paths import _shortest_paths_many
+
+    # one edge of 2**52 fs (4.5 s) makes the cost inexact in float64: the caller must use Python
+    assert _shortest_paths_many(3, [0, 1], [1, 2], [2**52, 1], [0, 1], [0]) is None
+    assert _shortest_paths_many(3, [0, 1], [1, 2], [10, 1], [0, 1], [0])[0].nth(2) == ([0, 1, 2], [0, 1])
+    # a slow link still routes (by the Python Dijkstra), as before
+    g = nx.Graph()
+    g.add_edge("a", "b", bandwidth=1e9, latency=10.0)
+    g.add_edge("b", "c", bandwidth=1e9, latency=1e-6)
+    g.add_edge("a", "c", bandwidth=1e9, latency=20.0)
+    assert _single_flow_route(g, "a", "c") == ("a", "b", "c") == tuple(T.path(g, "a", "c"))

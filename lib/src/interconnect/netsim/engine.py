@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from .._validate import is_number
-from .fairness import _maxmin
+from .fairness import _maxmin_active
 from .routing import _check_paths, _check_routing, _Net, _ranges, _route
 
 __all__ = ["Flow", "SimResult", "simulate"]
@@ -165,12 +165,25 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
     lat_f = plat[path_id] if n_flows else np.empty(0)
     res_ptr = np.concatenate(([0], np.cumsum(hops)))
     res_idx = pres[_ranges(pptr[path_id], hops)] if n_flows else np.empty(0, dtype=np.int64)
+    # the paths' resources padded with -1 to the longest path (where that stays small), so
+    # that the resources of flows about to start are one gather and one mask
+    maxh = int(plen.max()) if plen.size else 0
+    ptab = None
+    if 0 < plen.size * maxh <= 8 * pres.size + 4096:
+        ptab = np.full((plen.size, maxh), -1, dtype=np.int64)
+        ptab[np.repeat(np.arange(plen.size), plen), _ranges(np.zeros_like(plen), plen)] = pres
 
     # dependents (inverse of deps)
     n_deps = np.diff(dep_ptr)
     owner = np.repeat(np.arange(n_flows, dtype=np.int64), n_deps)
-    order = np.argsort(dep_idx, kind="stable")
-    dependents = owner[order]
+    if dep_idx.size > 4096:  # group by dep keeping owner order: scipy's counting sort (coo -> csr)
+        import scipy.sparse as sp
+
+        by_dep = sp.coo_matrix((owner + 1, (dep_idx, np.arange(dep_idx.size))),
+                               shape=(n_flows, dep_idx.size)).tocsr()
+        dependents = by_dep.data - 1
+    else:
+        dependents = owner[np.argsort(dep_idx, kind="stable")]
     dptr = np.concatenate(([0], np.cumsum(np.bincount(dep_idx, minlength=n_flows)))).astype(np.int64)
 
     t_start = np.full(n_flows, np.nan)
@@ -178,101 +191,129 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
     t_arrive = np.full(n_flows, np.nan)
     ready = start.astype(float).copy()
     left = n_deps.astype(np.int64).copy()
+    instant = (nbytes == 0) | (hops == 0)  # zero-byte or zero-hop flows finish as they start
+    any_instant = bool(instant.any())
 
     free = np.flatnonzero(left == 0)
     free = free[np.argsort(start[free], kind="stable")]
     free_t = start[free]
     fptr = 0
-    dyn_i = np.empty(0, dtype=np.int64)
+    dyn_i = np.empty(0, dtype=np.int64)  # flows released by their deps, and when they may start
     dyn_t = np.empty(0)
+    dyn_min = np.inf  # dyn_t.min()
 
+    # the active flows in order of start, and their resources, flow after flow
     act = np.empty(0, dtype=np.int64)
     rem = np.empty(0)
     rate = np.empty(0)
     seg0 = np.empty(0)
+    ahops = np.empty(0, dtype=np.int64)
+    acols = np.empty(0, dtype=np.int64)
+    cap = net.cap
+    present = np.zeros(cap.size, dtype=bool)
+    remap = np.empty(cap.size, dtype=np.int64)
+    arange = np.arange(n_flows + 1, dtype=np.int64)
     segs = []
 
-    def tol(t):
-        return 1e-12 * abs(t) + 1e-30
-
     def complete(done, t_arr):
-        nonlocal dyn_i, dyn_t
-        cnt = dptr[done + 1] - dptr[done]
-        if cnt.sum() == 0:
-            return
-        fs = dependents[_ranges(dptr[done], cnt)]
-        np.maximum.at(ready, fs, np.repeat(t_arr, cnt))
-        np.subtract.at(left, fs, 1)
-        nw = fs[left[fs] == 0]
-        if nw.size > 1:
-            nw = np.unique(nw)
+        nonlocal dyn_i, dyn_t, dyn_min
+        if done.size == 1:  # one flow: its dependents are distinct, plain indexing will do
+            d = int(done[0])
+            fs = dependents[dptr[d]:dptr[d + 1]]
+            if fs.size == 0:
+                return
+            ready[fs] = np.maximum(ready[fs], t_arr[0])
+            left[fs] -= 1
+            nw = fs[left[fs] == 0]
+        else:
+            cnt = dptr[done + 1] - dptr[done]
+            if cnt.sum() == 0:
+                return
+            fs = dependents[_ranges(dptr[done], cnt)]
+            np.maximum.at(ready, fs, np.repeat(t_arr, cnt))
+            np.subtract.at(left, fs, 1)
+            nw = fs[left[fs] == 0]
+            if nw.size > 1:  # a flow whose last deps finished together appears once per dep
+                nw.sort()
+                nw = nw[np.concatenate(([True], nw[1:] != nw[:-1]))]
         if nw.size:
+            nt = ready[nw]
             dyn_i = np.concatenate((dyn_i, nw))
-            dyn_t = np.concatenate((dyn_t, ready[nw]))
-
-    def next_start():
-        a = free_t[fptr] if fptr < free.size else np.inf
-        b = dyn_t.min() if dyn_t.size else np.inf
-        return min(a, b)
+            dyn_t = np.concatenate((dyn_t, nt))
+            dyn_min = min(dyn_min, float(nt.min()))
 
     t = 0.0
     while True:
         # start every flow due now; zero-byte or zero-hop flows finish at once
         while True:
-            lim = t + tol(t)
-            j = int(np.searchsorted(free_t, lim, side="right"))
-            new = free[fptr:j] if j > fptr else np.empty(0, dtype=np.int64)
+            lim = t + (1e-12 * abs(t) + 1e-30)
+            j = int(free_t.searchsorted(lim, side="right"))
+            new = free[fptr:j] if j > fptr else None
             fptr = max(fptr, j)
-            if dyn_t.size:
+            if dyn_min <= lim:
                 due = dyn_t <= lim
-                if due.any():
-                    new = np.concatenate((new, dyn_i[due]))
-                    dyn_i, dyn_t = dyn_i[~due], dyn_t[~due]
-            if new.size == 0:
+                new = dyn_i[due] if new is None else np.concatenate((new, dyn_i[due]))
+                keep = ~due
+                dyn_i, dyn_t = dyn_i[keep], dyn_t[keep]
+                dyn_min = float(dyn_t.min()) if dyn_t.size else np.inf
+            if new is None or new.size == 0:
                 break
             t_start[new] = t
-            inst = (nbytes[new] == 0) | (hops[new] == 0)
-            if inst.any():
-                ins = new[inst]
-                t_finish[ins] = t
-                t_arrive[ins] = t + lat_f[ins]
-                complete(ins, t_arrive[ins])
-                new = new[~inst]
+            released = False
+            if any_instant:
+                inst = instant[new]
+                if inst.any():
+                    ins = new[inst]
+                    t_finish[ins] = t
+                    t_arrive[ins] = t + lat_f[ins]
+                    complete(ins, t_arrive[ins])
+                    new = new[~inst]
+                    released = True
             if new.size:
+                nh = hops[new]
                 act = np.concatenate((act, new))
                 rem = np.concatenate((rem, nbytes[new]))
                 rate = np.concatenate((rate, np.full(new.size, np.nan)))
                 seg0 = np.concatenate((seg0, np.full(new.size, t)))
+                ahops = np.concatenate((ahops, nh))
+                if ptab is None:
+                    nc = res_idx[_ranges(res_ptr[new], nh)]
+                else:
+                    nc = ptab[path_id[new]].ravel()
+                    nc = nc[nc >= 0]
+                acols = np.concatenate((acols, nc))
+            if not released:  # nothing finished, so nothing new is due at t
+                break
         if act.size == 0:
-            t_next = next_start()
+            a = free_t[fptr] if fptr < free.size else np.inf
+            t_next = min(a, dyn_min)
             if not np.isfinite(t_next):
                 break
             t = float(t_next)
             continue
         # the active set changed at every event: recompute the max-min rates
-        cnt = hops[act]
-        rows = np.repeat(np.arange(act.size, dtype=np.int64), cnt)
-        cols = res_idx[_ranges(res_ptr[act], cnt)]
-        new_rate = _maxmin(rows, cols, net.cap, act.size)
-        moved = np.isfinite(rate) & (np.abs(new_rate - rate) > 1e-12 * np.abs(rate))
+        new_rate = _maxmin_active(arange[:act.size], ahops, acols, cap, present, remap)
+        moved = np.abs(new_rate - rate) > rate * 1e-12  # false for the flows just started (nan)
         if moved.any():  # close the segment of each flow whose rate changed
-            segs.append((seg0[moved].copy(), np.full(int(moved.sum()), t), act[moved], rate[moved]))
+            segs.append((seg0[moved], np.full(int(moved.sum()), t), act[moved], rate[moved]))
             seg0[moved] = t
         rate = new_rate
         tf = t + rem / rate
         t_fin = tf.min()
-        t_next = min(t_fin, next_start())
+        t_next = min(t_fin, free_t[fptr] if fptr < free.size else np.inf, dyn_min)
         dt = t_next - t
-        fin = tf <= t_next + tol(t_next)
+        fin = tf <= t_next + (1e-12 * abs(t_next) + 1e-30)
         rem = rem - rate * dt
         if fin.any():
             done = act[fin]
             t_finish[done] = t_next
-            t_arrive[done] = t_next + lat_f[done]
+            t_arr = t_next + lat_f[done]
+            t_arrive[done] = t_arr
             segs.append((seg0[fin], np.full(done.size, t_next), done, rate[fin]))
             keep = ~fin
-            act, rem, rate, seg0 = act[keep], rem[keep], rate[keep], seg0[keep]
-            complete(done, t_arrive[done])
+            acols = acols[np.repeat(keep, ahops)]
+            act, rem, rate, seg0, ahops = act[keep], rem[keep], rate[keep], seg0[keep], ahops[keep]
+            complete(done, t_arr)
         t = float(t_next)
 
     if np.isnan(t_finish).any():

@@ -55,6 +55,45 @@ def _maxmin(rows, cols, cap, n_flows):
     return rate
 
 
+def _maxmin_active(flows, hops, cols, cap, present, remap):
+    """:func:`_maxmin` for the engine's active flows, with fewer numpy calls per event.
+
+    Flow ``k`` (of ``flows = arange(n)``) crosses ``hops[k]`` resources, listed flow after
+    flow in ``cols``; every flow crosses at least one. ``present`` (all False) and
+    ``remap`` are scratch arrays of ``cap.size``. Gives the same rates as :func:`_maxmin`,
+    bit for bit: the same shares, minimum and subtractions on the same resources; a
+    resource whose flows are all frozen gets remaining capacity ``inf`` (share ``inf``,
+    which :func:`_maxmin` writes as ``n > 0 ? rem / n : inf``), and the last round stops
+    once every flow is frozen.
+    """
+    present[cols] = True
+    used = np.flatnonzero(present)
+    present[used] = False
+    remap[used] = flows[:used.size] if used.size <= flows.size else np.arange(used.size)
+    lc = remap[cols]
+    lr = np.repeat(flows, hops)
+    rem = cap[used]
+    n_res = used.size
+    rate = np.empty(flows.size)
+    with np.errstate(divide="ignore"):
+        while True:
+            share = rem / np.bincount(lc, minlength=n_res)
+            m = share.min()
+            bott = share <= m * (1.0 + 1e-9)  # the most constrained resources (ties together)
+            fb = lr[bott[lc]]
+            rate[fb] = m
+            newly = np.zeros(flows.size, dtype=bool)
+            newly[fb] = True
+            hit = newly[lr]
+            if hit.all():
+                return rate
+            rem -= m * np.bincount(lc[hit], minlength=n_res)
+            np.maximum(rem, 0.0, out=rem)
+            rem[bott] = np.inf  # every flow through a bottleneck is frozen now
+            keep = ~hit
+            lr, lc = lr[keep], lc[keep]
+
+
 def max_min_rates(incidence, capacity):
     """Max-min fair rates of flows sharing resources, by progressive filling.
 

@@ -23,7 +23,7 @@ import networkx as nx
 import numpy as np
 
 from .._validate import choice, is_number
-from ..topology.paths import ShortestPaths, routing_weight
+from ..topology.paths import ShortestPaths, _shortest_paths_many, routing_weight
 
 
 class _Net:
@@ -43,6 +43,7 @@ class _Net:
         self.res_v = np.empty(2 * n_edges, dtype=np.int64)
         self.adj = [[] for _ in self.nodes]
         self.edge_res = {}
+        self.lat_fs = [0] * (2 * n_edges)
         for e, (u, v, d) in enumerate(g.edges(data=True)):
             bw = d.get("bandwidth")
             if not is_number(bw) or not np.isfinite(bw) or bw <= 0:
@@ -56,8 +57,21 @@ class _Net:
                 self.cap[r] = float(bw)
                 self.lat[r] = float(lat)
                 self.res_u[r], self.res_v[r] = a, b
+                self.lat_fs[r] = lat_fs
                 self.adj[a].append((b, lat_fs, r))
                 self.edge_res[(a, b)] = r
+
+    def trees(self, sources, us, ud):
+        """``{source: ShortestPaths}`` for the pairs ``us[j] -> ud[j]``: scipy's compiled
+        Dijkstra where the costs are exact in float64, else the Python one per source."""
+        per_source = np.bincount(us, minlength=len(self.nodes))
+        out = _shortest_paths_many(len(self.nodes), self.res_u, self.res_v, self.lat_fs,
+                                   np.arange(self.res_u.size), sources, np.flatnonzero(per_source <= 8).tolist())
+        if out is None:
+            out = {}
+            for s in sources:
+                out[s] = ShortestPaths(self.adj, s, ud[us == s].tolist())
+        return out
 
     def node_index(self, name, node):
         try:
@@ -106,20 +120,23 @@ def _route(net, src, dst, routing, seed, explicit=None):
         return table, path_id
     n_nodes = len(net.nodes)
     pair = src[todo].astype(np.int64) * n_nodes + dst[todo]
-    upair, inv = np.unique(pair, return_inverse=True)
+    if n_nodes * n_nodes <= 2**24 and pair.size * 4 >= n_nodes * n_nodes:
+        # np.unique by marking: the same sorted pairs and inverse, without a sort
+        seen = np.zeros(n_nodes * n_nodes, dtype=bool)
+        seen[pair] = True
+        upair = np.flatnonzero(seen)
+        inv = (np.cumsum(seen) - 1)[pair]
+    else:
+        upair, inv = np.unique(pair, return_inverse=True)
     us, ud = upair // n_nodes, upair % n_nodes
-    counts = np.empty(len(upair), dtype=object)
-    trees = {}
-    for s in np.unique(us):
-        sel = np.flatnonzero(us == s)
-        tree = ShortestPaths(net.adj, int(s), [int(t) for t in ud[sel]])
-        for j in sel:
-            t = int(ud[j])
-            if not tree.reaches(t):
-                raise ValueError(f"flows: no path from {net.nodes[int(s)]!r} to {net.nodes[t]!r} in the graph")
-            counts[j] = tree.count(t)
-        trees[int(s)] = tree
+    trees = net.trees(np.unique(us).tolist(), us, ud)
+    for s, t in zip(us.tolist(), ud.tolist()):
+        if not trees[s].reaches(t):
+            raise ValueError(f"flows: no path from {net.nodes[s]!r} to {net.nodes[t]!r} in the graph")
     if routing == "ecmp":
+        counts = np.empty(len(upair), dtype=object)
+        for j, (s, t) in enumerate(zip(us.tolist(), ud.tolist())):
+            counts[j] = trees[s].count(t)
         flow_ids = todo.astype(np.uint64)
         hs = np.array([_node_hash(n) for n in net.nodes], dtype=np.uint64)
         with np.errstate(over="ignore"):

@@ -36,6 +36,7 @@ import heapq
 import math
 
 import networkx as nx
+import numpy as np
 
 from .._validate import is_number
 from .build import KINDS, _check_node
@@ -241,6 +242,124 @@ class ShortestPaths:
             tags.append(r)
             v = u
         return nodes[::-1], tags[::-1]
+
+
+class _Reached:
+    """``t in reached``: whether node ``t`` has a finite distance (a set without building one)."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, d):
+        self._d = d
+
+    def __contains__(self, t):
+        return bool(np.isfinite(self._d[t]))
+
+
+class _Preds(dict):
+    """``preds[v]`` of one source, cut on first use from the arrays of its tight edges."""
+
+    __slots__ = ("_head", "_tail", "_tag", "_ptr")
+
+    def __init__(self, head, tail, tag, ptr):
+        super().__init__()
+        self._head, self._tail, self._tag, self._ptr = head, tail, tag, ptr
+
+    def __missing__(self, v):
+        lo, hi = self._ptr[v], self._ptr[v + 1]
+        out = list(zip(self._tail[lo:hi].tolist(), self._tag[lo:hi].tolist()))
+        self[v] = out
+        return out
+
+
+class _LazyPreds(dict):
+    """``preds[v]`` of one source, found on first use among the in-edges of ``v`` (few targets)."""
+
+    __slots__ = ("_d", "_g")
+
+    def __init__(self, d, graph):
+        super().__init__()
+        self._d, self._g = d, graph
+
+    def __missing__(self, v):
+        ptr, tail, cost, tag = self._g
+        lo, hi = ptr[v], ptr[v + 1]
+        u = tail[lo:hi]
+        du = self._d[u]
+        ok = du + cost[lo:hi] == self._d[v]
+        u, r, du = u[ok], tag[lo:hi][ok], du[ok]
+        if u.size > 1:  # tails ascend: a stable sort by distance gives (d[u], u)
+            o = np.argsort(du, kind="stable")
+            u, r = u[o], r[o]
+        out = list(zip(u.tolist(), r.tolist()))
+        self[v] = out
+        return out
+
+
+def _shortest_paths_many(n, tail, head, weight, tag, sources, few=()):
+    """:class:`ShortestPaths` from each of ``sources`` with scipy's compiled Dijkstra.
+
+    The directed edges are ``tail[e] -> head[e]`` with integer ``weight[e]``
+    (:func:`routing_weight`) and integer ``tag[e]``. The cost (latency, hops) becomes the
+    single integer ``latency * n + hops`` (hops < n); while every edge cost and every
+    distance stays below 2**52, float64 adds them exactly, so one
+    :func:`scipy.sparse.csgraph.dijkstra` call gives the exact distances. The equal-cost
+    predecessors of ``v`` are its in-edges ``u -> v`` with ``d[u] + w == d[v]``, ordered
+    by ``(d[u], u)``: the order in which the heap of :class:`ShortestPaths` settles them,
+    so the paths, their order and their counts are the same.
+
+    Sources in ``few`` (those routing to a few targets) find each node's predecessors
+    when a path first needs them; the others find all at once.
+
+    Returns ``{source: ShortestPaths}``, or ``None`` where a cost or a distance reaches
+    2**52 (the caller then runs :class:`ShortestPaths` itself).
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    tail = np.asarray(tail, dtype=np.int64)
+    head = np.asarray(head, dtype=np.int64)
+    tag = np.asarray(tag, dtype=np.int64)
+    keep = tail != head  # a self-loop is never on a shortest path (and csr_matrix would sum it in)
+    tail, head, tag = tail[keep], head[keep], tag[keep]
+    weight = [w for w, k in zip(weight, keep.tolist()) if k]
+    if weight and max(weight) * n + 1 >= 2**52:
+        return None
+    cost = np.array(weight, dtype=np.int64) * n + 1
+    order = np.lexsort((tail, head))  # in-edges grouped by head, tails ascending
+    tail, head, tag, cost = tail[order], head[order], tag[order], cost[order].astype(float)
+    sources = [int(s) for s in sources]
+    if not sources:
+        return {}
+    dist = dijkstra(csr_matrix((cost, (tail, head)), shape=(n, n)), directed=True, indices=sources)
+    # Dijkstra only adds a cost (< 2**52) to a distance it found; if every distance found
+    # is < 2**52 too, every sum was < 2**53, so exact, and the run was exact.
+    if dist.size and dist[np.isfinite(dist)].max(initial=0.0) >= 2**52:
+        return None
+    out = {}
+    few = set(few)
+    graph = (np.searchsorted(head, np.arange(n + 1)), tail, cost, tag)
+    for s, d in zip(sources, dist):
+        if s in few:
+            sp = ShortestPaths.__new__(ShortestPaths)
+            sp.source, sp.dist, sp._memo = s, None, {}
+            sp.preds = _LazyPreds(d, graph)
+            sp.preds[s] = []
+            sp.settled = _Reached(d)
+            out[s] = sp
+            continue
+        tight = np.flatnonzero(d[tail] + cost == d[head])  # exact: integers below 2**53
+        h, t = head[tight], tail[tight]
+        o = np.lexsort((d[t], h))  # stable: equal (head, distance) keep tails ascending
+        h, t, r = h[o], t[o], tag[tight][o]
+        ptr = np.searchsorted(h, np.arange(n + 1))
+        sp = ShortestPaths.__new__(ShortestPaths)
+        sp.source, sp.dist, sp._memo = s, None, {}
+        sp.preds = _Preds(h, t, r, ptr)
+        sp.preds[s] = []
+        sp.settled = _Reached(d)
+        out[s] = sp
+    return out
 
 
 def _adjacency(h, weight):
