@@ -110,7 +110,7 @@ def ceiling_fraction(gpu="H100", dtype="bf16"):
     measurement of :mod:`interconnect.catalog.measurements` (Bekman's ``mamf-finder.py``,
     cited as ``bekman_mamf``), over the catalog peak of the GPU it was measured on
     (:mod:`interconnect.devices`). This is the library's one named "achieved fraction of
-    peak" for large GEMMs: :func:`gemm_efficiency` multiplies it by the quantisation of a
+    peak" for large GEMMs: :func:`~interconnect.parallel.gemm.gemm_efficiency` multiplies it by the quantisation of a
     shape, and models that take one number for the compute speed
     (:func:`~interconnect.parallel.dp_step`, :func:`~interconnect.parallel.dp_break_even_tokens`)
     are given it by the chapters. It is an upper bound for a training step, which also runs

@@ -261,7 +261,7 @@ def elementwise_time(model, layout, cluster):
 
     On a cluster priced bottom-up (one that names a ``gemm_gpu``, as the presets of
     :mod:`~interconnect.parallel.machines` do) the traffic is counted for the model as it is
-    (:func:`_bottom_up_elementwise_bytes`): the stored activations of
+    (``_bottom_up_elementwise_bytes``): the stored activations of
     :func:`interconnect.memory.layer_activation_bytes` (GQA, SwiGLU, MoE, no dropout in
     Llama-style models), the FP32 cross-entropy over the vocabulary and, with ``fp8``, the
     casts of the GEMM operands. The calibrated 2021 clusters keep the GPT-block accounting
@@ -371,7 +371,7 @@ def compute_parts(model, layout, cluster):
       selective (+ 1/3) recomputation; with it at ``attention_efficiency``, and the
       kernel's backward recomputes ``Q K^T`` (7 GEMM-sized passes instead of 6, x 7/6;
       Dao 2023, Algorithm 2), plus the forward again under full recomputation; a causal
-      kernel computes only the blocks on and below the diagonal (:func:`_causal_fraction`);
+      kernel computes only the blocks on and below the diagonal (``_causal_fraction``);
     * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
     * ``elementwise``: :func:`elementwise_time`.
 
