@@ -216,7 +216,7 @@ def test_golden_values_of_the_model_before_cp(row):
     """Communication times, wire bytes and GEMM/attention compute of random layouts, stored (as
     float.hex) by the model before context parallelism and hybrid sharding were added: bit for bit.
     (The machine presets' element-wise accounting and the causal attention core, and with them the
-    totals, changed afterwards on purpose: ``step_time._bottom_up_elementwise_bytes`` and
+    totals, changed afterwards on purpose: ``compute._bottom_up_elementwise_bytes`` and
     ``_causal_fraction``; those fields are not compared.)"""
     model, cluster = catalog.models.get(row["model"]), M.machine(row["cluster"])
     lay = Layout(**row["layout"])

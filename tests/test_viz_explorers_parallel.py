@@ -18,6 +18,7 @@ from explorer_checks import assert_frames_cover_the_static_grid_and_differ  # no
 from interconnect import catalog, moe, pipeline  # noqa: E402
 from interconnect import parallel as P  # noqa: E402
 from interconnect.units import MiB, fmt_bytes, fmt_time  # noqa: E402
+from interconnect.viz.explorers import context_parallel as xcp  # noqa: E402
 from interconnect.viz.explorers import data_parallel as xdp  # noqa: E402
 from interconnect.viz.explorers import expert_parallel as xep  # noqa: E402
 from interconnect.viz.explorers import pipeline_parallel as xpp  # noqa: E402
@@ -50,7 +51,12 @@ def _pp():
     return xpp.pipeline_fill_explorer(p=4, m=8, n_steps=6)
 
 
-MAKERS = {"dp_explorer": _dp, "tp_explorer": _tp, "ep_explorer": _ep, "pipeline_fill_explorer": _pp}
+def _cp():
+    return xcp.ring_step_explorer(tokens=(1024, 4096, 16384))
+
+
+MAKERS = {"dp_explorer": _dp, "tp_explorer": _tp, "ep_explorer": _ep, "pipeline_fill_explorer": _pp,
+          "ring_step_explorer": _cp}
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
@@ -177,3 +183,24 @@ def test_planning_tables(monkeypatch):
     assert glued["x_layout"] == lay.label()
     assert glued["x_mfu"] == f"{100 * st.mfu:.1f} %"
     assert glued["x_tp_share"] == f"{100 * st.shares()['tp_comm']:.0f} %"
+
+
+def test_ring_step_explorer_shows_the_librarys_step_and_threshold():
+    """The note is :func:`cp_ring_step` and :func:`cp_min_tokens` of the chosen setting (Llama 3 70B,
+    cp = 8 across nodes on DGX H100: the chapter's c* of about 4,100 tokens per GPU)."""
+    from dataclasses import replace
+
+    from interconnect.parallel.context import cp_min_tokens, cp_ring_step
+    from interconnect.parallel.machines import machine
+
+    ex = xcp.ring_step_explorer(tokens=(1024, 4096, 16384))
+    ex.update(model="llama3-70b", where="nic", c=16384, direction="forward")
+    text = " ".join(t.get_text() for t in ex.fig.axes[1].texts)
+    m = replace(catalog.models.get("llama3-70b"), seq_len=16384 * 8, global_batch=1)
+    lay = P.Layout(dp=1, tp=8, pp=1, cp=8)
+    st = cp_ring_step(m, lay, machine("dgx-h100"))
+    assert st["ratio"] > 1 and "the transfer hides" in text
+    assert fmt_bytes(st["bytes"]) in text and fmt_time(st["compute"]) in text
+    assert f"{cp_min_tokens(m, lay, machine('dgx-h100')):,.0f} tokens per GPU" in text
+    with pytest.raises(ValueError, match="cp"):
+        xcp.ring_step_explorer(cp=16)

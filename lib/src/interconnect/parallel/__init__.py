@@ -20,6 +20,8 @@ The package, one topic per module (every public name is re-exported here):
 * :mod:`~interconnect.parallel.traffic`: what each strategy sends (:class:`Traffic`), in bytes;
 * :mod:`~interconnect.parallel.context`: context parallelism per rank and per ring step
   (causal load balance, when a ring step's transfer hides);
+* :mod:`~interconnect.parallel.compute`: what a step computes on one GPU (GEMMs by shape,
+  attention core, logits, element-wise work);
 * :mod:`~interconnect.parallel.step_time`: the step-time model of a PTD-P + EP + CP + ZeRO/FSDP step;
 * :mod:`~interconnect.parallel.validation`: published measurements and the calibration;
 * :mod:`~interconnect.parallel.plan`: the layout planner;
@@ -37,6 +39,7 @@ M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, 2019 (scaling efficiency).
 from __future__ import annotations
 
 from .cluster import CALIBRATED_COMM_EFFICIENCY, CALIBRATED_GEMM_EFFICIENCY, Cluster, _group_link, effective_bandwidth
+from .compute import compute_parts, elementwise_time
 from .context import causal_work, cp_min_tokens, cp_ring_step
 from .efficiency import (
     dp_break_even_tokens,
@@ -62,12 +65,10 @@ from .plan import (
 from .roofline import attainable_flops, dp_comm_intensity, ridge_intensity, tp_comm_intensity
 from .step_time import (
     StepTime,
-    compute_parts,
     cp_comm_time,
     dp_comm_time,
     dp_step_time,
     dp_wire_bytes,
-    elementwise_time,
     ep_comm_time,
     pp_comm_time,
     step_time,

@@ -32,12 +32,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .. import memory as _memory
 from ..collectives import collective_time
 from .cluster import Cluster, _group_link
+from .compute import (  # noqa: F401 - the constants are re-exported, as the chapters name them here
+    CROSS_ENTROPY_BYTES_PER_LOGIT,
+    FP8_CAST_BYTES_PER_ELEMENT,
+    _attention_core_time,
+    _hardware_flops,
+    compute_parts,
+    elementwise_time,
+)
 from .efficiency import pipeline_bubble_fraction
-from .gemm import gemm_efficiency, layer_gemm_efficiency
-from .layout import Layout, _check_fit, stage_layers
+from .layout import Layout, _check_fit
 from .traffic import (
     SENDRECV,
     _dp_buckets,
@@ -49,10 +55,10 @@ from .traffic import (
     tp_traffic,
     wire_bytes,
 )
-from .transformer import ModelConfig, step_flops
+from .transformer import ModelConfig
 
 __all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "cp_comm_time", "dp_wire_bytes",
-           "elementwise_time", "compute_parts", "StepTime", "step_time", "dp_step_time"]
+           "StepTime", "step_time", "dp_step_time"]
 
 
 def _price(traffic, bandwidth, latency):
@@ -242,248 +248,6 @@ def cp_comm_time(model, layout, cluster):
     return _price(traffic, *_group_link(layout.cp, layout.tp, cluster))
 
 
-def elementwise_time(model, layout, cluster):
-    """Memory-bound element-wise work per step on one GPU, seconds (0 without ``memory_bandwidth``).
-
-    The GEMMs are costed by FLOPs; the layer norms, bias-GeLU, dropouts, residual adds and
-    the attention softmax and its dropout are bound by HBM traffic instead. Their traffic
-    is taken from the activation bytes they produce, Korthikanti et al. (2022) Table 2
-    (``s b h (10 + 24/t + 5 a s/(h t))``, or ``s b h (34/t + 5 a s/(h t))`` with sequence
-    parallelism, :func:`interconnect.memory.activation_memory` with no recomputation): the
-    forward pass writes each once and the next operator reads it (2x), the backward pass
-    reads it and writes and reads its gradient (4x). A recomputed forward adds 2x again:
-    of everything (full) or of the attention-score part ``5 a s^2 b / t`` (selective).
-    With ``flash_attention`` the scores never reach HBM: the ``5 a s / h`` term is gone
-    from the traffic and selective recomputation adds none. With context parallelism each
-    GPU holds ``s / cp`` of the tokens (their scores against all ``s`` keys), so ``1 / cp``
-    of the traffic.
-    No coefficient is fitted; the per-element counts above are the whole model.
-
-    On a cluster priced bottom-up (one that names a ``gemm_gpu``, as the presets of
-    :mod:`~interconnect.parallel.machines` do) the traffic is counted for the model as it is
-    (``_bottom_up_elementwise_bytes``): the stored activations of
-    :func:`interconnect.memory.layer_activation_bytes` (GQA, SwiGLU, MoE, no dropout in
-    Llama-style models), the FP32 cross-entropy over the vocabulary and, with ``fp8``, the
-    casts of the GEMM operands. The calibrated 2021 clusters keep the GPT-block accounting
-    above, which their two fitted efficiencies were fitted with.
-
-    Examples
-    --------
-    >>> from interconnect import catalog
-    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
-    >>> round(elementwise_time(gpt, Layout(dp=16, tp=8, pp=8), dgx), 2)   # s per step, HBM-bound
-    1.5
-    """
-    if cluster.memory_bandwidth is None:
-        return 0.0
-    m = _check_fit(model, layout)
-    if cluster.gemm_gpu is not None:
-        return m * _bottom_up_elementwise_bytes(model, layout) / cluster.memory_bandwidth
-    args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
-                layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
-                flash_attention=layout.flash_attention)
-    stored = _memory.activation_memory(recompute="none", **args)
-    traffic = 6.0 * stored
-    if layout.recompute == "full":
-        traffic += 2.0 * stored
-    elif layout.recompute == "selective":
-        traffic += 2.0 * (stored - _memory.activation_memory(recompute="selective", **args))
-    return m * stage_layers(model, layout) * traffic / layout.cp / cluster.memory_bandwidth
-
-
-#: Bytes of HBM traffic per logit in the vocabulary-parallel cross-entropy of Megatron-Core
-#: (``megatron/core/tensor_parallel/cross_entropy.py``, ``VocabParallelCrossEntropy``): the 16-bit
-#: logits read and cast to FP32 (2 + 4), the max and its subtraction (4 + 4 + 4), the exponential
-#: (4 + 4), its sum (4) and the division that keeps the softmax for the backward pass (4 + 4);
-#: backward, the softmax read, the one-hot subtracted and scaled (4 + 4) and the gradient cast
-#: back to 16 bits (4 + 2).
-CROSS_ENTROPY_BYTES_PER_LOGIT = 58.0
-
-#: Bytes of HBM traffic per element of a GEMM operand cast to FP8 by Transformer Engine: the
-#: 16-bit tensor read (2), the FP8 copy and its transpose for the backward GEMM written (1 + 1);
-#: the amax reduction reads the 16-bit tensor once more (2). Micikevicius et al. (2022); NVIDIA
-#: Transformer Engine, ``cast_transpose`` kernels.
-FP8_CAST_BYTES_PER_ELEMENT = 6.0
-
-
-def _bottom_up_elementwise_bytes(model, layout):
-    """HBM bytes of the element-wise work of one microbatch on one GPU of the fullest stage,
-    counted for the model as it is (see :func:`elementwise_time`).
-
-    * layers: 6x the stored activations of
-      :func:`interconnect.memory.layer_activation_bytes` (no recomputation), the MoE layers'
-      with their experts; a recomputed forward adds 2x again, of everything (full) or of the
-      part selective recomputation drops (nothing with fused attention);
-    * the loss, on the last stage: :data:`CROSS_ENTROPY_BYTES_PER_LOGIT` per logit, ``s b V /
-      (t cp)`` logits;
-    * with ``fp8``: :data:`FP8_CAST_BYTES_PER_ELEMENT` per element of every linear layer's
-      input in the forward pass (the QKV, projection, MLP-in and MLP-out GEMMs) and of its
-      output gradient in the backward pass.
-    """
-    kw = dict(tp=layout.tp, sequence_parallel=layout.sequence_parallel, flash_attention=layout.flash_attention,
-              cp=layout.cp, microbatch=layout.microbatch)
-
-    def per_layer(recompute):
-        dense = _memory.layer_activation_bytes(model, recompute=recompute, **kw)
-        if not model.moe_layers:
-            return dense
-        moe = _memory.layer_activation_bytes(model, recompute=recompute, moe=True, **kw)
-        return ((model.layers - model.moe_layers) * dense + model.moe_layers * moe) / model.layers
-
-    stored = per_layer("none")
-    traffic = 6.0 * stored
-    if layout.recompute == "full":
-        traffic += 2.0 * stored
-    elif layout.recompute == "selective" and not layout.flash_attention:
-        # with fused attention the kernel's backward recomputes the scores itself: nothing more
-        traffic += 2.0 * (stored - per_layer("selective"))
-    tokens = model.seq_len * layout.microbatch / layout.cp
-    total = stage_layers(model, layout) * traffic
-    total += CROSS_ENTROPY_BYTES_PER_LOGIT * tokens * model.vocab / layout.tp
-    if layout.fp8:
-        h, t = model.hidden, layout.tp
-        # inputs of QKV and MLP-in (h each, gathered over tp with sequence parallelism), of the
-        # projection (a d_v / t) and of MLP-out (f / t); their output gradients in the backward pass
-        d_ff = model.d_ff
-        inputs = 2.0 * h + model.heads * model.d_v / t + d_ff / t
-        grads = (model.heads * (model.d_qk + model.d_v) + 2 * model.n_kv_heads * model.d_qk) / t \
-            + h + (2.0 if model.gated_mlp else 1.0) * d_ff / t + h
-        total += stage_layers(model, layout) * FP8_CAST_BYTES_PER_ELEMENT * tokens * (inputs + grads)
-    return total
-
-
-def _flops_by_term(model):
-    """Model FLOPs of one iteration by term, 3 passes: :meth:`ModelConfig.forward_flops_per_token`
-    (``matmul``, ``attention``: ``Q K^T`` and ``softmax . V`` over the full ``s x s`` as Megatron
-    counts, ``logits``) times ``3 B s``."""
-    tokens = 3.0 * model.global_batch * model.seq_len
-    return {k: tokens * v for k, v in model.forward_flops_per_token().items()}
-
-
-def compute_parts(model, layout, cluster):
-    """The compute of one iteration on one GPU of the fullest stage, seconds, by kind.
-
-    * ``linear``: the linear layers' GEMMs (QKV, projection, MLP), at ``gemm_efficiency`` of
-      ``peak_flops`` or, with ``layout.fp8``, at ``fp8_gemm_efficiency`` of ``peak_flops_fp8``;
-      full recomputation repeats their forward (x 4/3);
-    * ``attention``: the attention core, ``12 B s^2 l a d`` model FLOPs. Without
-      FlashAttention at ``gemm_efficiency``, plus its forward again under full (x 4/3) or
-      selective (+ 1/3) recomputation; with it at ``attention_efficiency``, and the
-      kernel's backward recomputes ``Q K^T`` (7 GEMM-sized passes instead of 6, x 7/6;
-      Dao 2023, Algorithm 2), plus the forward again under full recomputation; a causal
-      kernel computes only the blocks on and below the diagonal (``_causal_fraction``);
-    * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
-    * ``elementwise``: :func:`elementwise_time`.
-
-    Linear GEMMs and logits run at the cluster's ``gemm_efficiency``, or, where the cluster
-    names a ``gemm_gpu``, at the efficiency of their shapes
-    (:func:`~interconnect.parallel.gemm.layer_gemm_efficiency`; with context parallelism
-    their ``M`` is the ``s b / cp`` tokens of one rank).
-
-    Every FLOP term is the iteration's total over ``n = dp tp pp cp`` GPUs: with context
-    parallelism the attention core too, as Megatron-Core balances causal attention by
-    giving each rank two of ``2 cp`` chunks.
-
-    Without ``fp8``, ``flash_attention``, an ``attention_efficiency`` or a ``gemm_gpu`` the first three are
-    the one term of Narayanan et al. (2021) and Korthikanti et al. (2022),
-    ``step_flops / (n peak gemm_efficiency)``, returned as ``linear`` (the others 0).
-
-    Returns
-    -------
-    dict
-        Seconds per iteration: ``linear``, ``attention``, ``logits``, ``elementwise``.
-
-    Examples
-    --------
-    GPT-3 175B on DGX A100: the one-term model, then with FlashAttention (the attention core
-    now priced on its own):
-
-    >>> from interconnect import catalog
-    >>> gpt, dgx = catalog.models.get("gpt3-175b"), Cluster.dgx_a100()
-    >>> {k: round(v, 2) for k, v in compute_parts(gpt, Layout(dp=16, tp=8, pp=8), dgx).items()}
-    {'linear': 15.22, 'attention': 0.0, 'logits': 0.0, 'elementwise': 1.5}
-    >>> {k: round(v, 2) for k, v in compute_parts(gpt, Layout(dp=16, tp=8, pp=8, flash_attention=True),
-    ...                                           dgx).items()}
-    {'linear': 14.37, 'attention': 0.25, 'logits': 0.05, 'elementwise': 0.36}
-    """
-    n = layout.n_gpus
-    elementwise = elementwise_time(model, layout, cluster)
-    even = model.layers / layout.pp
-    scale = 1.0 if stage_layers(model, layout) == even else stage_layers(model, layout) / even
-    if not (layout.fp8 or layout.flash_attention or cluster.attention_efficiency is not None
-            or cluster.gemm_gpu is not None):
-        hw = step_flops(model, layout.recompute)
-        return {"linear": scale * hw / (n * cluster.peak_flops * cluster.gemm_efficiency), "attention": 0.0,
-                "logits": 0.0, "elementwise": elementwise}
-    terms = _flops_by_term(model)
-    attn, logits, linear = terms["attention"], terms["logits"], terms["matmul"]
-    full = layout.recompute == "full"
-    if full:
-        linear *= 4.0 / 3.0
-    if cluster.gemm_gpu is not None:
-        shape_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu)
-        logit_eff = gemm_efficiency(model.seq_len * layout.microbatch // layout.cp, -(-model.vocab // layout.tp),
-                                    model.hidden, cluster.gemm_gpu)
-    else:
-        shape_eff = logit_eff = cluster.gemm_efficiency
-    if layout.fp8:
-        if cluster.peak_flops_fp8 is None:
-            raise ValueError("layout.fp8=True needs a cluster with peak_flops_fp8; allowed: a Cluster whose GPU "
-                             "has an FP8 peak (e.g. Cluster.from_links('H100', ...))")
-        if cluster.fp8_gemm_efficiency is not None:
-            fp8_eff = cluster.fp8_gemm_efficiency
-        elif cluster.gemm_gpu is not None:
-            fp8_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu, dtype="fp8")
-        else:
-            fp8_eff = shape_eff
-        lin_rate = cluster.peak_flops_fp8 * fp8_eff
-    else:
-        lin_rate = cluster.peak_flops * shape_eff
-    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = attn * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
-    return {"linear": scale * linear / (n * lin_rate), "attention": scale * attn_hw / (n * attn_rate),
-            "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
-
-
-#: Query and key rows per tile of a fused-attention kernel (FlashAttention-2/3 on A100 and H100 use
-#: 128 x 128 or 128 x 64 blocks; Dao 2023, sec. 3.1.1).
-ATTENTION_TILE = 128
-
-
-def _causal_fraction(model, layout):
-    """Share of the ``s x s`` score blocks a fused causal-attention kernel computes: it skips the
-    blocks above the diagonal and computes the ``n`` diagonal ones in full, ``(n + 1) / (2 n)``
-    with ``n = ceil(s / ATTENTION_TILE)`` (Dao 2023, FlashAttention-2, sec. 3.1.1: "about 1.7-1.8x
-    speedup" from skipping them). Megatron's and NeMo's model FLOPs count the full ``s x s``; so
-    does the measured kernel rate, taken on the full (non-causal) problem. 1 without FlashAttention:
-    the unfused softmax of Megatron-LM 2021-22 computes every score and masks it."""
-    if not layout.flash_attention:
-        return 1.0
-    n = -(-model.seq_len // ATTENTION_TILE)
-    return (n + 1) / (2.0 * n)
-
-
-def _attention_recompute_factor(layout):
-    """Attention-core FLOPs executed per model FLOP: 7/6 with FlashAttention (its backward
-    recomputes ``Q K^T``), 4/3 for a second forward pass (full, or selective without fused
-    attention), plus 1/3 for full recomputation with FlashAttention."""
-    full = layout.recompute == "full"
-    if layout.flash_attention:
-        return 7.0 / 6.0 + (1.0 / 3.0 if full else 0.0)
-    return 4.0 / 3.0 if full or layout.recompute == "selective" else 1.0
-
-
-def _attention_core_time(model, layout, cluster):
-    """Seconds per iteration of the attention core (``Q K^T``, ``softmax . V``, recomputation
-    included) on one GPU of the fullest stage, at the rate :func:`compute_parts` prices it
-    (also where the one-term model folds it into ``linear``)."""
-    even = model.layers / layout.pp
-    scale = stage_layers(model, layout) / even
-    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = _flops_by_term(model)["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
-    return scale * attn_hw / (layout.n_gpus * attn_rate)
-
-
 def _cp_exposed(model, layout, cluster):
     """Context-parallel communication left on the critical path, seconds per step.
 
@@ -528,15 +292,6 @@ def _fsdp_exposed(model, layout, cluster, compute, m, backward_share):
     hid_rs = min(rs * tail, room)
     hid_ar = min(ar * tail, room - hid_rs)
     return m * (ag_f - hid_f + ag_b - hid_b + rs - hid_rs) + ar - hid_ar
-
-
-def _hardware_flops(model, layout):
-    """Hardware FLOPs of one iteration (what the GPUs execute, recomputation included)."""
-    if not layout.flash_attention:
-        return step_flops(model, layout.recompute)
-    terms = _flops_by_term(model)
-    linear = terms["matmul"] * (4.0 / 3.0 if layout.recompute == "full" else 1.0)
-    return linear + terms["logits"] + terms["attention"] * _attention_recompute_factor(layout)
 
 
 @dataclass(frozen=True)
