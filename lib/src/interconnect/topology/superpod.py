@@ -275,8 +275,12 @@ def nvl72(nics=False, cpus=True, nvlink="nvlink5-link", nic="ib-ndr", pcie="pcie
     NVIDIA, "GB200 NVL72" product page and specifications
     (https://www.nvidia.com/en-us/data-center/gb200-nvl72/): 36 Grace CPUs, 72 Blackwell
     GPUs, NVLink domain 130 TB/s, fifth-generation NVLink 1.8 TB/s per GPU; NVIDIA,
-    *DGX SuperPOD with DGX GB200 systems* reference architecture (18 compute trays, 9
-    NVLink switch trays of 2 switch chips each; 4 ConnectX-7 per compute tray, one per GPU).
+    *Multi-Node NVLink Systems tuning guide*, "Understanding Your Grace-Blackwell Systems"
+    (https://docs.nvidia.com/multi-node-nvlink-systems/multi-node-tuning-guide/system.html:
+    the 72x1 configuration has 18 1RU compute trays of 4 GPUs and 9 NVLink switch trays;
+    ConnectX-7 in the compute trays). Two switch chips per switch tray (18 chips, 72 GPU
+    ports each) is from third-party descriptions of the rack, not an NVIDIA page read
+    here, and one ConnectX-7 per GPU likewise: UNVERIFIED.
 
     Examples
     --------
