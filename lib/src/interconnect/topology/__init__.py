@@ -46,6 +46,8 @@ M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data Center Network
 Architecture", SIGCOMM 2008.
 NVIDIA DGX H100 / DGX A100 user guides; NVIDIA HGX AI Factory reference architecture,
 "Network Logical Architecture" (rail-optimised leaf-spine compute fabric).
+NVIDIA DGX SuperPOD reference architecture, DGX H100 (RA-11333-001), and the GB200 NVL72
+specifications (:mod:`interconnect.topology.superpod`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from .build import (
     torus,
 )
 from .build import _is_nvlink as _is_nvlink  # used by interconnect.transfer
+from .ecmp import ecmp_count
 from .fabrics import cluster, cluster_paths, fat_tree
 from .paths import (
     ShortestPaths,
@@ -79,14 +82,16 @@ from .paths import (
     routing_weight,
     widest_path,
 )
+from .superpod import NVL72_GPUS, NVL72_SWITCH_CHIPS, nvl72, superpod
 from .topo_matrix import TOPO_LEGEND, TopoMatrix, topo_matrix
 from .topo_matrix import _pcie_class as _pcie_class  # used by interconnect.transfer
 
 __all__ = [
     "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY",
-    "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND",
+    "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND", "NVL72_GPUS", "NVL72_SWITCH_CHIPS",
     "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster", "cluster_paths",
-    "gpus", "endpoints", "path", "all_shortest_paths", "path_bandwidth", "path_latency", "widest_path",
+    "superpod", "nvl72",
+    "gpus", "endpoints", "path", "all_shortest_paths", "ecmp_count", "path_bandwidth", "path_latency", "widest_path",
     "ShortestPaths", "routing_weight",
     "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",
 ]
