@@ -14,8 +14,9 @@ one token for every running sequence while prefilling the prompts that have just
   add prefill and decode work, they do not overlap);
 * Little's law: a sequence stays ``output`` iterations, so ``B = rate * output * T``.
 
-Hence ``T = D(rate * output * T) / (1 - rate P)``, solved by fixed-point iteration from
-``B = 0`` (it converges to the smallest solution, the operating point). The time per output
+Hence ``T = D(rate * output * T) / (1 - rate P)``; its smallest solution is the operating point
+(the one a fixed-point iteration from ``B = 0`` reaches), found on a grid and refined by
+bisection. The time per output
 token is ``TPOT = T``; the time to first token is ``TTFT = T / 2 + D(B) + P``: half an
 iteration's wait for the next iteration boundary, then the iteration that prefills the
 prompt (with the running batch's decode) and emits its first token. The output throughput
@@ -42,6 +43,8 @@ J. D. C. Little, "A Proof for the Queuing Formula L = lambda W", Operations Rese
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from .._validate import as_count, as_fraction, as_positive, choice
 from .allreduce import SMALL_ALGORITHMS
@@ -123,21 +126,38 @@ class _Setup:
         return _decode(self.model, self.cl, self.tp, batch, self.context, self.fp8, self.kv_bytes, 2.0,
                        self.algorithm).total
 
-    def solve(self, rate, iterations=2000, rtol=1e-10):
-        """(T, B) of the operating point, or None where the rate is not sustainable."""
+    def solve(self, rate, grid=64, rtol=1e-12):
+        """(T, B) of the operating point, or None where the rate is not sustainable.
+
+        The smallest T >= T0 = D(0) / (1 - rho) with ``g(T) = T (1 - rho) - D(rate output T) >= 0``
+        (below it the fixed-point map stays above the diagonal, so g < 0): the first point of a
+        geometric grid up to the capacity's T_max where g >= 0, then bisection.
+        """
         rho = rate * self.prefill
         if rho >= 1.0:
             return None
-        t = self.decode(0.0) / (1.0 - rho)
-        for _ in range(iterations):
-            b = rate * self.output * t
-            if b > self.max_batch:
-                return None
-            t_new = self.decode(b) / (1.0 - rho)
-            if abs(t_new - t) <= rtol * t:
-                return t_new, rate * self.output * t_new
-            t = t_new
-        return None
+        lo = self.decode(0.0) / (1.0 - rho)
+        t_max = self.max_batch / (rate * self.output)
+        if lo > t_max:
+            return None
+
+        def g(t):
+            return t * (1.0 - rho) - self.decode(rate * self.output * t)
+
+        if g(lo) >= 0:
+            return lo, rate * self.output * lo
+        hi = None
+        for t in (lo * (t_max / lo) ** ((1.0 + np.arange(grid)) / grid)).tolist():
+            if g(t) >= 0:
+                hi = t
+                break
+            lo = t
+        if hi is None:
+            return None
+        while hi - lo > rtol * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if g(mid) >= 0 else (mid, hi)
+        return hi, rate * self.output * hi
 
     def sustainable(self, rtol=1e-6):
         lo, hi = 0.0, 1.0 / self.prefill
