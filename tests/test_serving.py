@@ -1,6 +1,7 @@
 """interconnect.serving against closed forms: KV bytes and capacity, the decode roofline, the
 small-message AllReduces and their crossovers, the continuous-batching fixed point."""
 
+import dataclasses
 import math
 
 import pytest
@@ -99,6 +100,13 @@ def test_decode_tp_adds_two_small_allreduces_per_layer():
     assert d.comm == pytest.approx(2 * 80 * one)
     assert d.weights == pytest.approx(2 * L70.params / 8 / 3.35e12)
     assert d.kv == pytest.approx(4 * 1024 * 40 * KiB / 3.35e12)
+
+
+def test_decode_prices_another_step_latency_through_the_cluster():
+    slow = dataclasses.replace(H100, intra_latency=5e-6)
+    d = serving.decode_step_time(L70, slow, 1, 1, tp=8)
+    # 16 KB: one-shot wins, one step of 5 us and 7 buffers in
+    assert d.comm == pytest.approx(160 * (5e-6 + 7 * 16384 / (450e9 * H100.comm_efficiency)))
 
 
 def test_decode_fp8_halves_the_weights_and_needs_an_fp8_peak():

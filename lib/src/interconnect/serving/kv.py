@@ -34,6 +34,16 @@ __all__ = ["KVCapacity", "kv_capacity", "kv_shards", "kv_bytes_per_token"]
 def kv_shards(model, tp):
     """Into how many parts tensor parallelism splits one token's KV cache: ``min(tp, g)``, 1 for MLA.
 
+    Parameters
+    ----------
+    model : ModelConfig
+    tp : int
+        Tensor-parallel degree, >= 1.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> from interconnect.catalog import models
@@ -52,6 +62,18 @@ def kv_bytes_per_token(model, tp=1, pp=1, kv_bytes=2):
     ``kv_cache_bytes_per_token(kv_bytes) / (pp * kv_shards(model, tp))``
     (:meth:`~interconnect.parallel.ModelConfig.kv_cache_bytes_per_token`: ``2 l g d``
     elements, ``l (d_c + d_rope)`` with MLA).
+
+    Parameters
+    ----------
+    model : ModelConfig
+    tp, pp : int
+        Tensor- and pipeline-parallel degrees, >= 1 (``pp`` <= layers).
+    kv_bytes : float
+        Bytes per cached element, > 0 (1 for an FP8 cache).
+
+    Returns
+    -------
+    float
 
     Examples
     --------

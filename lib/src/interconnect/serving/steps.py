@@ -18,8 +18,10 @@
 Both add ``2 l`` tensor-parallel AllReduces of ``tokens * hidden * act_bytes`` bytes (two per
 layer, Shoeybi et al. 2019, not overlapped: each layer waits for the one before), costed by
 :func:`~interconnect.serving.allreduce_small` on the NVLink of the machine at its measured
-bandwidth fraction (``comm_efficiency``) and its per-step latency. TP stays inside one
-NVLink domain.
+bandwidth fraction (``comm_efficiency``) and its per-step latency, the link's
+``intra_latency`` (0.6 us for NVLink 4): a lower bound for a kernel's flag barrier; price
+another with ``dataclasses.replace(machine("dgx-h100"), intra_latency=...)``. TP stays inside
+one NVLink domain.
 
 Assumptions: weights in BF16 (``fp8=False``) or FP8 (``fp8=True``, 1 byte each and the FP8
 GEMM ceiling); attention always in BF16; routing of MoE tokens uniform and independent (so
@@ -48,7 +50,22 @@ __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "wei
 
 def as_machine(machine):
     """A :class:`~interconnect.parallel.Cluster`: a machine name of
-    :func:`~interconnect.parallel.machines.machine_names`, or a Cluster as it is."""
+    :func:`~interconnect.parallel.machines.machine_names`, or a Cluster as it is.
+
+    Parameters
+    ----------
+    machine : str or Cluster
+        Needs its ``memory_bandwidth``.
+
+    Returns
+    -------
+    Cluster
+
+    Examples
+    --------
+    >>> as_machine("dgx-h100").memory_bandwidth / 1e12
+    3.35
+    """
     from ..parallel import Cluster
     from ..parallel.machines import machine as preset
 
