@@ -20,8 +20,8 @@
 * :mod:`~interconnect.reliability`: cluster MTBF, Young's and Daly's checkpoint intervals, goodput.
 * :mod:`~interconnect.rendering`: multi-GPU rendering (scan-line interleave, SFR, AFR, frame pacing).
 
-The systems chapters' models (:mod:`~interconnect.applications`, :mod:`~interconnect.operations`,
-:mod:`~interconnect.trends`), the classroom (:mod:`~interconnect.scenarios`,
+The systems chapters' models (:mod:`~interconnect.applications`, :mod:`~interconnect.serving`,
+:mod:`~interconnect.operations`, :mod:`~interconnect.trends`), the classroom (:mod:`~interconnect.scenarios`,
 :mod:`~interconnect.exercises`, :mod:`~interconnect.book`) and the presentation layer
 (:mod:`~interconnect.viz`, :mod:`~interconnect.plots`, :mod:`~interconnect.widgets`,
 :mod:`~interconnect.diagrams`, :mod:`~interconnect.explorers`) are imported on first use, so
@@ -51,7 +51,7 @@ __all__ = ["units", "links", "catalog", "signalling", "topology", "transfer", "c
            "memory", "parallel", "pipeline", "moe", "reliability", "rendering"]
 
 # imported on first use: ``ic.applications`` works without importing matplotlib up front
-_ON_DEMAND = ("applications", "operations", "trends", "scenarios", "exercises", "book", "calculators",
+_ON_DEMAND = ("applications", "serving", "operations", "trends", "scenarios", "exercises", "book", "calculators",
               "viz", "plots", "widgets", "diagrams", "explorers", "pcie_servers", "nvlink_machines")
 
 

@@ -1,0 +1,28 @@
+"""Serving: LLM inference on the machine and model catalogs.
+
+* :mod:`~interconnect.serving.kv`: the paged KV cache (vLLM): :func:`kv_capacity`, what one
+  token's cache takes per GPU (:func:`kv_bytes_per_token`, :func:`kv_shards`).
+* :mod:`~interconnect.serving.steps`: :func:`prefill_time` (compute-bound, causal
+  FlashAttention) and :func:`decode_step_time` (bound by HBM at small batch), with GQA/MLA,
+  MoE and FP8, and the tensor-parallel AllReduces.
+* :mod:`~interconnect.serving.allreduce`: the small-message AllReduces inference engines use,
+  one-shot, two-shot, NVLS and ring (:func:`allreduce_small`, :func:`allreduce_crossover`).
+* :mod:`~interconnect.serving.batching`: continuous batching in steady state
+  (:func:`continuous_batching`, :func:`sustainable_rate`): throughput against TTFT and TPOT.
+
+The one-request decode model of the chapter "Applications"
+(:func:`interconnect.applications.decode_step`) is the special case of a dense model with
+16-bit weights and a ring AllReduce; this package takes its model from the catalog
+(:mod:`interconnect.catalog.models`) and its machine from
+:func:`interconnect.parallel.machines.machine`. SI units throughout: bytes, seconds, bytes/s.
+"""
+
+from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_crossover, allreduce_small
+from .batching import ServingPoint, continuous_batching, sustainable_rate
+from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
+from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
+
+__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
+           "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
+           "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
+           "sustainable_rate"]

@@ -1,0 +1,249 @@
+"""Continuous batching in steady state: throughput against time to first token and per output token.
+
+Orca (Yu et al. 2022) schedules at the granularity of one *iteration*: a sequence joins the
+running batch as soon as it arrives and leaves as soon as it ends, and each iteration decodes
+one token for every running sequence while prefilling the prompts that have just arrived
+(vLLM's scheduler does the same, with its paged KV cache). A fluid steady-state model of it:
+
+* requests arrive at ``rate`` per second, each with ``prompt`` tokens and ``output`` tokens to
+  generate; every arrival is served (the system is stable);
+* an iteration takes ``T``: a decode step of the running batch ``B``
+  (:func:`~interconnect.serving.decode_step_time`, context the batch's average
+  ``prompt + output / 2``) plus the prefills of the ``rate T`` prompts that arrived during
+  the previous one, each :func:`~interconnect.serving.prefill_time` ``P`` (mixed iterations
+  add prefill and decode work, they do not overlap);
+* Little's law: a sequence stays ``output`` iterations, so ``B = rate * output * T``.
+
+Hence ``T = D(rate * output * T) / (1 - rate P)``; its smallest solution is the operating point
+(the one a fixed-point iteration from ``B = 0`` reaches), found on a grid and refined by
+bisection. The time per output
+token is ``TPOT = T``; the time to first token is ``TTFT = T / 2 + D(B) + P``: half an
+iteration's wait for the next iteration boundary, then the iteration that prefills the
+prompt (with the running batch's decode) and emits its first token. The output throughput
+is ``rate * output``.
+
+It is stable while ``rate P < 1`` (prefill alone saturates the GPUs otherwise), the fixed
+point exists, and the running batch's cache, ``B (prompt + output / 2)`` tokens on average,
+fits the paged cache of :func:`~interconnect.serving.kv_capacity` (preemption and swapping
+are not modelled). :func:`sustainable_rate` is the largest such rate.
+
+Not modelled: the randomness of arrivals and lengths (no queueing delay beyond the half
+iteration), chunked prefill (a long prompt stalls one iteration), the scheduler's own
+overhead, speculative decoding, prefix caching.
+
+References
+----------
+G.-I. Yu et al., "Orca: A Distributed Serving System for Transformer-Based Generative
+Models", OSDI 2022, sec. 4 (iteration-level scheduling, selective batching).
+W. Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+PagedAttention", SOSP 2023 (vLLM).
+J. D. C. Little, "A Proof for the Queuing Formula L = lambda W", Operations Research 9 (1961).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validate import as_count, as_fraction, as_positive, choice
+from .allreduce import SMALL_ALGORITHMS
+from .kv import kv_capacity
+from .steps import _check_tp, _decode, _fp8, as_machine, prefill_time
+
+__all__ = ["ServingPoint", "continuous_batching", "sustainable_rate"]
+
+
+@dataclass(frozen=True)
+class ServingPoint:
+    """The steady state of one replica under continuous batching.
+
+    Attributes
+    ----------
+    rate : float
+        Requests per second.
+    batch : float
+        Mean running (decoding) batch, ``rate * output * tpot`` (Little's law).
+    tpot : float
+        Time per output token = one iteration, seconds.
+    ttft : float
+        Time to first token, seconds.
+    prefill : float
+        Prefill of one prompt alone, seconds.
+    prefill_share : float
+        Share of the GPUs' time spent prefilling, ``rate * prefill``.
+    throughput : float
+        Output tokens per second, ``rate * output``.
+    kv_tokens : float
+        Mean tokens in the KV cache, ``batch * (prompt + output / 2)``.
+    kv_capacity : int
+        Tokens the paged cache holds (:func:`~interconnect.serving.kv_capacity`).
+    """
+
+    rate: float
+    batch: float
+    tpot: float
+    ttft: float
+    prefill: float
+    prefill_share: float
+    throughput: float
+    kv_tokens: float
+    kv_capacity: int
+
+
+def _gpu_of(machine, cl, gpu):
+    if gpu is not None:
+        return gpu
+    if isinstance(machine, str):
+        from ..parallel.machines import MACHINES
+
+        return MACHINES[machine.strip().lower()].gpu if machine.strip().lower() in MACHINES else cl.gemm_gpu
+    if cl.gemm_gpu is None:
+        raise ValueError("gpu=None is not allowed with a Cluster without gemm_gpu; allowed: a GPU name such as 'H100'")
+    return cl.gemm_gpu
+
+
+class _Setup:
+    """Validated arguments and the rate-independent parts (prefill time, capacity)."""
+
+    def __init__(self, model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu):
+        self.model, self.cl = model, as_machine(machine)
+        self.tp = _check_tp(model, self.cl, tp)
+        self.prompt, self.output = as_count("prompt", prompt), as_count("output", output)
+        self.fp8 = _fp8(fp8)
+        self.kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
+        self.algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+        as_fraction("reserve", reserve, 0.0, 1.0, low_open=False)
+        self.prefill = prefill_time(model, self.cl, self.prompt, self.tp, self.fp8, kv_bytes=self.kv_bytes,
+                                    algorithm=self.algorithm).total
+        cap = kv_capacity(model, _gpu_of(machine, self.cl, gpu), tp=self.tp, weight_bytes=1 if self.fp8 else 2,
+                          kv_bytes=self.kv_bytes, block_tokens=block_tokens, reserve=reserve)
+        self.capacity = cap.tokens
+        self.context = self.prompt + self.output / 2.0
+        self.max_batch = self.capacity / self.context
+
+    def decode(self, batch):
+        return _decode(self.model, self.cl, self.tp, batch, self.context, self.fp8, self.kv_bytes, 2.0,
+                       self.algorithm).total
+
+    def solve(self, rate, grid=64, rtol=1e-12):
+        """(T, B) of the operating point, or None where the rate is not sustainable.
+
+        The smallest T >= T0 = D(0) / (1 - rho) with ``g(T) = T (1 - rho) - D(rate output T) >= 0``
+        (below it the fixed-point map stays above the diagonal, so g < 0): the first point of a
+        geometric grid up to the capacity's T_max where g >= 0, then bisection.
+        """
+        rho = rate * self.prefill
+        if rho >= 1.0:
+            return None
+        lo = self.decode(0.0) / (1.0 - rho)
+        t_max = self.max_batch / (rate * self.output)
+        if lo > t_max:
+            return None
+
+        def g(t):
+            return t * (1.0 - rho) - self.decode(rate * self.output * t)
+
+        if g(lo) >= 0:
+            return lo, rate * self.output * lo
+        hi = None
+        for t in (lo * (t_max / lo) ** ((1.0 + np.arange(grid)) / grid)).tolist():
+            if g(t) >= 0:
+                hi = t
+                break
+            lo = t
+        if hi is None:
+            return None
+        while hi - lo > rtol * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if g(mid) >= 0 else (mid, hi)
+        return hi, rate * self.output * hi
+
+    def sustainable(self, rtol=1e-6):
+        lo, hi = 0.0, 1.0 / self.prefill
+        while hi - lo > rtol * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if self.solve(mid) is not None else (lo, mid)
+        return lo
+
+
+def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_bytes=2, block_tokens=16,
+                        reserve=0.1, algorithm="auto", gpu=None):
+    """Steady state of one TP replica serving ``rate`` requests per second with continuous batching.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    machine : str or Cluster
+        A machine preset (``"dgx-h100"``, ...) or a :class:`~interconnect.parallel.Cluster`.
+    tp : int
+        Tensor-parallel degree of the replica (1 to ``gpus_per_node``, dividing ``heads``).
+    rate : float
+        Arrivals, requests per second, > 0.
+    prompt, output : int
+        Tokens per prompt and generated per request, >= 1.
+    fp8 : bool
+        FP8 weights and GEMMs.
+    kv_bytes : float
+        Bytes per KV element (1 for an FP8 cache).
+    block_tokens : int
+        KV block size (vLLM: 16).
+    reserve : float
+        Fraction of HBM held back from weights and cache, [0, 1).
+    algorithm : str
+        TP AllReduce algorithm, :func:`~interconnect.serving.allreduce_small`.
+    gpu : str, optional
+        The GPU whose memory holds the cache; default the machine's.
+
+    Returns
+    -------
+    ServingPoint
+
+    Raises
+    ------
+    ValueError
+        For arguments out of range, and for a rate above :func:`sustainable_rate` (the
+        message gives it).
+
+    Examples
+    --------
+    Llama 3 70B on 8 H100, prompts of 1,024 tokens and 256 generated: at 2 requests per
+    second the running batch is 3, each token takes 6 ms, the first 44 ms:
+
+    >>> from interconnect.catalog import models
+    >>> s = continuous_batching(models.get("llama3-70b"), "dgx-h100", 8, 2.0, 1024, 256)
+    >>> round(s.batch, 1), round(s.tpot * 1e3, 1), round(s.ttft * 1e3), round(s.throughput)
+    (3.1, 6.0, 44, 512)
+    """
+    st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
+    lam = float(as_positive("rate", rate, "requests/s"))
+    sol = st.solve(lam)
+    if sol is None:
+        raise ValueError(f"rate={lam:g} is not sustainable; allowed 0 < rate < {st.sustainable():.4g} requests/s "
+                         f"(prefill {st.prefill * 1e3:.3g} ms, KV capacity {st.capacity} tokens)")
+    t, b = sol
+    ttft = t / 2.0 + st.decode(b) + st.prefill
+    return ServingPoint(rate=lam, batch=b, tpot=t, ttft=ttft, prefill=st.prefill, prefill_share=lam * st.prefill,
+                        throughput=lam * st.output, kv_tokens=b * st.context, kv_capacity=st.capacity)
+
+
+def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, block_tokens=16, reserve=0.1,
+                     algorithm="auto", gpu=None):
+    """Largest arrival rate :func:`continuous_batching` sustains (requests per second).
+
+    Bisection on the rate for the largest one with ``rate P < 1``, a fixed point of the
+    iteration time, and the running batch's cache within the paged capacity. Arguments as
+    :func:`continuous_batching`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from interconnect.catalog import models
+    >>> round(sustainable_rate(models.get("llama3-70b"), "dgx-h100", 8, 1024, 256), 1)
+    22.6
+    """
+    return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
+                  gpu).sustainable()

@@ -1,0 +1,334 @@
+"""Prefill and decode step times of one tensor-parallel model replica.
+
+* **Prefill** (the prompt, all its tokens at once) is compute-bound: the linear layers'
+  ``2 N_active`` FLOPs per token at the GPU's measured GEMM ceiling
+  (:func:`~interconnect.parallel.ceiling_fraction`; the FP8 ceiling with ``fp8=True``), plus
+  causal attention with FlashAttention at the measured fused-attention fraction of the BF16
+  peak (:func:`~interconnect.parallel.machines.attention_efficiency_of`): half of the
+  ``s x s`` scores, ``l a (d_qk + d_v) s^2`` FLOPs for a prompt of ``s`` (Megatron's count,
+  :meth:`~interconnect.parallel.ModelConfig.forward_flops_per_token`, takes the full square).
+  Logits only for the prompt's last token.
+* **Decode** (one token for each of ``b`` sequences) is bound by memory at small batch
+  (Pope et al. 2022): each step reads the weights and the batch's KV cache from HBM. It is
+  the roofline of :func:`interconnect.applications.decode_step`,
+  ``max(weights + KV over HBM bandwidth, FLOPs over compute)``, with the weights an MoE step
+  actually reads (the experts its ``b`` tokens touch), the attention FLOPs over the context,
+  FP8 weights and peak, and the KV cache split as :func:`~interconnect.serving.kv_shards`.
+
+Both add ``2 l`` tensor-parallel AllReduces of ``tokens * hidden * act_bytes`` bytes (two per
+layer, Shoeybi et al. 2019, not overlapped: each layer waits for the one before), costed by
+:func:`~interconnect.serving.allreduce_small` on the NVLink of the machine at its measured
+bandwidth fraction (``comm_efficiency``) and its per-step latency, the link's
+``intra_latency`` (0.6 us for NVLink 4): a lower bound for a kernel's flag barrier; price
+another with ``dataclasses.replace(machine("dgx-h100"), intra_latency=...)``. TP stays inside
+one NVLink domain.
+
+Assumptions: weights in BF16 (``fp8=False``) or FP8 (``fp8=True``, 1 byte each and the FP8
+GEMM ceiling); attention always in BF16; routing of MoE tokens uniform and independent (so
+``b`` tokens touch ``E (1 - (1 - k/E)^b)`` of ``E`` routed experts); no expert parallelism
+(all experts on every TP rank, split like the dense MLP); norms, activations and sampling
+free; MLA decode counted as standard attention over the decompressed heads.
+
+References
+----------
+R. Pope et al., "Efficiently Scaling Transformer Inference", MLSys 2023 (arXiv:2211.05102).
+T. Dao, "FlashAttention-2", ICLR 2024; J. Shah et al., "FlashAttention-3", NeurIPS 2024
+(the causal mask halves the work).
+M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, sec. 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._validate import as_count, as_positive, choice
+from .allreduce import SMALL_ALGORITHMS, allreduce_small
+from .kv import kv_bytes_per_token
+
+__all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine"]
+
+
+def as_machine(machine):
+    """A :class:`~interconnect.parallel.Cluster`: a machine name of
+    :func:`~interconnect.parallel.machines.machine_names`, or a Cluster as it is.
+
+    Parameters
+    ----------
+    machine : str or Cluster
+        Needs its ``memory_bandwidth``.
+
+    Returns
+    -------
+    Cluster
+
+    Examples
+    --------
+    >>> as_machine("dgx-h100").memory_bandwidth / 1e12
+    3.35
+    """
+    from ..parallel import Cluster
+    from ..parallel.machines import machine as preset
+
+    if isinstance(machine, str):
+        machine = preset(machine)
+    if not isinstance(machine, Cluster):
+        raise ValueError(f"machine={machine!r} is not allowed; allowed: a name such as 'dgx-h100' "
+                         "(interconnect.parallel.machines.machine_names()) or a Cluster")
+    if machine.memory_bandwidth is None:
+        raise ValueError("machine has memory_bandwidth=None; allowed: a Cluster with its HBM bandwidth in bytes/s")
+    return machine
+
+
+def _fp8(fp8):
+    if not isinstance(fp8, bool):
+        raise ValueError(f"fp8={fp8!r} is not a bool; allowed True or False")
+    return fp8
+
+
+def _rates(cl, fp8):
+    """(GEMM FLOP/s, attention FLOP/s) of one GPU."""
+    from ..parallel.gemm import CEILING_FP8, ceiling_fraction
+
+    if fp8:
+        if cl.peak_flops_fp8 is None:
+            raise ValueError("fp8=True is not allowed on this machine: its GPU has no FP8 peak "
+                             "(peak_flops_fp8=None); allowed: fp8=False")
+        if cl.gemm_gpu is not None and cl.gemm_gpu in CEILING_FP8:
+            eff = ceiling_fraction(cl.gemm_gpu, "fp8")
+        else:
+            eff = cl.fp8_gemm_efficiency or cl.gemm_efficiency
+        gemm = cl.peak_flops_fp8 * eff
+    else:
+        gemm = cl.peak_flops * (ceiling_fraction(cl.gemm_gpu) if cl.gemm_gpu is not None else cl.gemm_efficiency)
+    return gemm, cl.peak_flops * (cl.attention_efficiency or cl.gemm_efficiency)
+
+
+def _check_tp(model, cl, tp):
+    tp = as_count("tp", tp)
+    if tp > cl.gpus_per_node:
+        raise ValueError(f"tp={tp} is not allowed; allowed 1 to gpus_per_node={cl.gpus_per_node} (TP stays in one "
+                         "NVLink domain)")
+    if model.heads % tp:
+        divisors = [d for d in range(1, cl.gpus_per_node + 1) if model.heads % d == 0]
+        raise ValueError(f"tp={tp} is not allowed; heads={model.heads} must be divisible by tp "
+                         f"(allowed: {', '.join(map(str, divisors))})")
+    return tp
+
+
+def weights_read(model, tokens):
+    """Parameters a forward pass over ``tokens`` tokens reads: all of a dense model's; of an MoE
+    model's routed experts only those the tokens touch, ``E (1 - (1 - k/E)^tokens)`` per layer.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    tokens : float
+        Tokens in the pass (the decode batch), > 0.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Mixtral 8x7B: one token reads 2 of 8 experts (12.9 B of 46.7 B parameters), 64 tokens
+    nearly all:
+
+    >>> from interconnect.catalog import models
+    >>> m = models.get("mixtral-8x7b")
+    >>> [round(weights_read(m, t) / 1e9, 1) for t in (1, 64)]
+    [12.9, 46.7]
+    """
+    t = float(as_positive("tokens", tokens))
+    if model.num_experts is None:
+        return float(model.params)
+    e, k = model.num_experts, model.top_k
+    one = (model.mlp_params(moe=True) - model.hidden * e) / (e + model.shared_experts)
+    touched = e * (1.0 - (1.0 - k / e) ** t)
+    return float(model.params - model.moe_layers * (e - touched) * one)
+
+
+def _comm(model, cl, tp, tokens, act_bytes, algorithm):
+    if tp == 1:
+        return 0.0
+    link = (cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency)
+    return 2.0 * model.layers * allreduce_small(tokens * model.hidden * act_bytes, tp, link, algorithm)
+
+
+def _attention_per_context(model):
+    """``2 l a (d_qk + d_v)``: attention FLOPs per token per token of context."""
+    return 2.0 * model.layers * model.heads * (model.d_qk + model.d_v)
+
+
+@dataclass(frozen=True)
+class PrefillTime:
+    """One prefill of ``batch`` prompts of ``tokens`` tokens, seconds.
+
+    Attributes
+    ----------
+    linear : float
+        The weight GEMMs (and last-token logits) at the GEMM ceiling, per GPU.
+    attention : float
+        Causal FlashAttention, ``l a (d_qk + d_v) s^2`` FLOPs per prompt, at the fused-attention fraction.
+    memory : float
+        Reading the weights once and writing the prompts' KV cache, over HBM bandwidth.
+    comm : float
+        The ``2 l`` TP AllReduces of ``batch tokens h act_bytes`` bytes.
+    total : float
+        ``max(linear + attention, memory) + comm``.
+    tokens_per_second : float
+        Prompt tokens per second of the replica.
+    """
+
+    linear: float
+    attention: float
+    memory: float
+    comm: float
+    total: float
+    tokens_per_second: float
+
+
+def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, act_bytes=2, algorithm="auto"):
+    """Time to prefill ``batch`` prompts of ``tokens`` tokens on a TP group of ``tp`` GPUs.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    machine : str or Cluster
+        A machine preset (``"dgx-h100"``, ...) or a :class:`~interconnect.parallel.Cluster`.
+    tokens : int
+        Prompt length s, >= 1.
+    tp : int
+        Tensor-parallel degree, 1 to the machine's ``gpus_per_node``, dividing ``heads``.
+    fp8 : bool
+        FP8 weights and GEMMs.
+    batch : int
+        Prompts prefilled together, >= 1.
+    kv_bytes, act_bytes : float
+        Bytes per KV element and per activation element of the AllReduce, > 0.
+    algorithm : str
+        Of :func:`~interconnect.serving.allreduce_small` ("auto": the fastest of one-shot,
+        two-shot and ring).
+
+    Returns
+    -------
+    PrefillTime
+
+    Examples
+    --------
+    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.3 s, a third of it the 160 AllReduces of
+    134 MB; causal attention is 9 % of the compute:
+
+    >>> from interconnect.catalog import models
+    >>> p = prefill_time(models.get("llama3-70b"), "dgx-h100", 8192, tp=8)
+    >>> round(p.total, 3), round(p.attention / (p.linear + p.attention), 2)
+    (0.296, 0.09)
+    """
+    cl = as_machine(machine)
+    tp = _check_tp(model, cl, tp)
+    s, b = as_count("tokens", tokens), as_count("batch", batch)
+    ab = float(as_positive("act_bytes", act_bytes, "bytes"))
+    algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+    gemm, attn = _rates(cl, _fp8(fp8))
+    terms = model.forward_flops_per_token()
+    linear = b * (s * terms["matmul"] + terms["logits"]) / (tp * gemm)
+    attention = b * _attention_per_context(model) * s * s / 2.0 / (tp * attn)
+    kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
+    wbytes = (1.0 if fp8 else 2.0) * weights_read(model, b * s) / tp
+    memory = (wbytes + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes)) / cl.memory_bandwidth
+    comm = _comm(model, cl, tp, b * s, ab, algorithm)
+    total = max(linear + attention, memory) + comm
+    return PrefillTime(linear=linear, attention=attention, memory=memory, comm=comm, total=total,
+                       tokens_per_second=b * s / total)
+
+
+@dataclass(frozen=True)
+class DecodeTime:
+    """One decode step (a token for each of ``batch`` sequences), seconds.
+
+    Attributes
+    ----------
+    weights : float
+        Reading this GPU's share of the weights the step uses, over HBM bandwidth.
+    kv : float
+        Reading this GPU's share of the batch's KV cache.
+    compute : float
+        Weight GEMMs and logits at the GEMM ceiling, attention over the context at the
+        fused-attention fraction.
+    comm : float
+        The ``2 l`` TP AllReduces of ``batch h act_bytes`` bytes (0 at ``tp = 1``).
+    total : float
+        ``max(weights + kv, compute) + comm``: the time per output token (TPOT) of every sequence.
+    tokens_per_second : float
+        ``batch / total``, the replica's output tokens per second.
+    memory_bound : bool
+        ``weights + kv >= compute``.
+    """
+
+    weights: float
+    kv: float
+    compute: float
+    comm: float
+    total: float
+    tokens_per_second: float
+    memory_bound: bool
+
+
+def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm):
+    """:func:`decode_step_time` for validated arguments; ``batch`` and ``context`` may be fractional."""
+    gemm, attn = _rates(cl, fp8)
+    terms = model.forward_flops_per_token()
+    weights = (1.0 if fp8 else 2.0) * weights_read(model, max(batch, 1e-12)) / tp / cl.memory_bandwidth
+    kv = batch * context * kv_bytes_per_token(model, tp, 1, kv_bytes) / cl.memory_bandwidth
+    compute = (batch * (terms["matmul"] + terms["logits"]) / (tp * gemm)
+               + batch * context * _attention_per_context(model) / (tp * attn))
+    comm = _comm(model, cl, tp, max(batch, 1e-12), act_bytes, algorithm)
+    total = max(weights + kv, compute) + comm
+    return DecodeTime(weights=weights, kv=kv, compute=compute, comm=comm, total=total,
+                      tokens_per_second=batch / total, memory_bound=weights + kv >= compute)
+
+
+def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2, act_bytes=2, algorithm="auto"):
+    """Time of one decode step of ``batch`` sequences with ``context`` tokens cached each.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    machine : str or Cluster
+        A machine preset (``"dgx-h100"``, ...) or a :class:`~interconnect.parallel.Cluster`
+        with ``memory_bandwidth``.
+    batch : int
+        Sequences decoded together, >= 1.
+    context : int
+        Tokens in each sequence's KV cache, >= 0.
+    tp : int
+        Tensor-parallel degree, 1 to ``gpus_per_node``, dividing ``heads``.
+    fp8 : bool
+        FP8 weights (1 byte each) and the FP8 GEMM ceiling.
+    kv_bytes, act_bytes : float
+        Bytes per KV element (1: an FP8 cache) and per AllReduce element, > 0.
+    algorithm : str
+        Of :func:`~interconnect.serving.allreduce_small`.
+
+    Returns
+    -------
+    DecodeTime
+
+    Examples
+    --------
+    Llama 3 70B on 8 H100, batch 1, 4,096 tokens of context: the weights' 17.6 GB per GPU
+    over 3.35 TB/s, and 160 one-shot AllReduces of 16 KB at the machine's 0.6 us NVLink latency:
+
+    >>> from interconnect.catalog import models
+    >>> d = decode_step_time(models.get("llama3-70b"), "dgx-h100", 1, 4096, tp=8)
+    >>> round(d.total * 1e3, 2), round(d.weights * 1e3, 2), round(d.comm * 1e6), d.memory_bound
+    (5.46, 5.27, 146, True)
+    """
+    cl = as_machine(machine)
+    tp = _check_tp(model, cl, tp)
+    b = as_count("batch", batch)
+    c = as_count("context", context, minimum=0)
+    kvb = float(as_positive("kv_bytes", kv_bytes, "bytes"))
+    ab = float(as_positive("act_bytes", act_bytes, "bytes"))
+    algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+    return _decode(model, cl, tp, float(b), float(c), _fp8(fp8), kvb, ab, algorithm)
