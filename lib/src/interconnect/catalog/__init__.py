@@ -8,6 +8,9 @@
   :mod:`~interconnect.catalog.link_tables`; public face :mod:`interconnect.links`.
 * :mod:`~interconnect.catalog.gpus`: GPUs (V100, A100, H100, B200); public face
   :mod:`interconnect.devices`.
+* :mod:`~interconnect.catalog.fabrics`: beyond NVIDIA: AMD Infinity Fabric (xGMI), Intel
+  Gaudi's on-die RoCE, Google TPU ICI, AWS NeuronLink, UALink 1.0, Ultra Ethernet 1.0
+  (``get_fabric``, ``fabrics``), kept out of the link catalog's listings.
 * :mod:`~interconnect.catalog.media`: line codes, reach by medium, energy per bit;
   re-exported by :mod:`interconnect.signalling`.
 * :mod:`~interconnect.catalog.boards`: dual-GPU boards of the rendering era; re-exported by
@@ -19,6 +22,6 @@ A machine is built from GPU and link names with
 :meth:`interconnect.parallel.Cluster.from_links`.
 """
 
-from . import boards, gpus, link_specs, link_tables, links, measurements, media, models
+from . import boards, fabrics, gpus, link_specs, link_tables, links, measurements, media, models
 
-__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards", "measurements"]
+__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards", "measurements", "fabrics"]

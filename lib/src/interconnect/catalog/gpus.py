@@ -61,7 +61,8 @@ class GPU:
         HBM bandwidth, bytes/s (decimal).
     nvlink : str or None
         Name of the per-GPU NVLink entry in :mod:`interconnect.links`; None for AMD parts,
-        whose Infinity Fabric has no catalog entry (see ``scale_up_bandwidth``).
+        whose Infinity Fabric is not in the link catalog but in
+        :mod:`interconnect.catalog.fabrics` (see ``fabric``).
     pcie : str
         Name of the host link entry in :mod:`interconnect.links`.
     power : float
@@ -80,6 +81,11 @@ class GPU:
         ``"NVIDIA"`` or ``"AMD"``.
     variant_of : str or None
         The record this one is a memory variant of (same chip and compute), or None.
+    fabric : str or None
+        Name of the per-GPU scale-up entry in :mod:`interconnect.catalog.fabrics` for a
+        non-NVIDIA part (``"xgmi-mi300x"``), whose ``bandwidth`` equals
+        ``scale_up_bandwidth``; None for NVIDIA parts (see ``nvlink``) and where no fabric
+        record could be sourced (MI355X).
     """
 
     name: str
@@ -96,6 +102,7 @@ class GPU:
     scale_up_bandwidth: float = 0.0
     vendor: str = "NVIDIA"
     variant_of: str | None = None
+    fabric: str | None = None
 
 
 # Catalog order: within a year, :func:`gpus` keeps this order.
@@ -131,7 +138,8 @@ _RECORDS = (
         "7 x 64 GB/s per direction = 448 GB/s per direction, the sum over links to 7 different peers in an "
         "8-GPU mesh - one peer pair gets 64 GB/s per direction, unlike NVLink through NVSwitch. "
         "No FP4 (CDNA 3). nvlink=None: no catalog entry for Infinity Fabric.",
-        peak_flops_fp8=2614.9e12, peak_flops_fp4=None, scale_up_bandwidth=448e9, vendor="AMD"),
+        peak_flops_fp8=2614.9e12, peak_flops_fp4=None, scale_up_bandwidth=448e9, vendor="AMD",
+        fabric="xgmi-mi300x"),
     GPU("H200", 2024, 989.4e12, 141 * GiB, 4.8e12, "nvlink4", "pcie5x16", 700.0,
         "NVIDIA H200 datasheet (SXM: the H100's compute, BF16 1,979 and FP8 3,958 TFLOPS with sparsity = "
         "989.4 and 1,978.9 dense; 141 GB HBM3e at 4.8 TB/s; up to 700 W; NVLink 900 GB/s bidirectional = "
@@ -167,7 +175,8 @@ _RECORDS = (
         "x16; 7 Infinity Fabric links, 896 GB/s aggregate peer bandwidth bidirectional). Memory: 256 GiB, "
         "binary (ROCm's GPU specifications table lists VRAM 256 GiB). scale_up_bandwidth: 7 x 64 GB/s = "
         "448 GB/s per direction, summed over 7 peers as for the MI300X. No FP4 (CDNA 3).",
-        peak_flops_fp8=2614.9e12, peak_flops_fp4=None, scale_up_bandwidth=448e9, vendor="AMD"),
+        peak_flops_fp8=2614.9e12, peak_flops_fp4=None, scale_up_bandwidth=448e9, vendor="AMD",
+        fabric="xgmi-mi300x"),
     GPU("MI355X", 2025, 2516.6e12, 288 * GiB, 8e12, None, "pcie5x16", 1400.0,
         "AMD Instinct MI355X datasheet (2025: peak BF16 2.5 PFLOPS dense, 5.0 with sparsity; FP8 5.0 dense, "
         "10.1 with sparsity; MXFP4 10 PFLOPS dense; 288 GB HBM3E at 8 TB/s; 1,400 W TBP, liquid-cooled; "
