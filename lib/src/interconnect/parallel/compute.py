@@ -6,7 +6,7 @@ step-time model (:mod:`interconnect.parallel.step_time`) that is not communicati
 from __future__ import annotations
 
 from .. import memory as _memory
-from .gemm import gemm_efficiency, layer_gemm_efficiency
+from .gemm import gemm_efficiency, layer_gemm_efficiency, layer_gemms
 from .layout import _check_fit, stage_layers
 from .transformer import step_flops
 
@@ -114,14 +114,10 @@ def _bottom_up_elementwise_bytes(model, layout):
     total = stage_layers(model, layout) * traffic
     total += CROSS_ENTROPY_BYTES_PER_LOGIT * tokens * model.vocab / layout.tp
     if layout.fp8:
-        h, t = model.hidden, layout.tp
-        # inputs of QKV and MLP-in (h each, gathered over tp with sequence parallelism), of the
-        # projection (a d_v / t) and of MLP-out (f / t); their output gradients in the backward pass
-        d_ff = model.d_ff
-        inputs = 2.0 * h + model.heads * model.d_v / t + d_ff / t
-        grads = (model.heads * (model.d_qk + model.d_v) + 2 * model.n_kv_heads * model.d_qk) / t \
-            + h + (2.0 if model.gated_mlp else 1.0) * d_ff / t + h
-        total += stage_layers(model, layout) * FP8_CAST_BYTES_PER_ELEMENT * tokens * (inputs + grads)
+        # per token, each linear GEMM [m, k] x [k, n] casts its k-wide input in the forward pass and
+        # its n-wide output gradient in the backward pass
+        per_token = sum(k + n for _, _, n, k in layer_gemms(model, layout))
+        total += stage_layers(model, layout) * FP8_CAST_BYTES_PER_ELEMENT * tokens * per_token
     return total
 
 
