@@ -174,7 +174,7 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
 
-    from ..pipeline import _check_tasks
+    from ..pipeline.analysis import _check_tasks
 
     tasks = _check_tasks(tasks)
     if color_by not in ("auto", "microbatch", "kind"):
