@@ -33,7 +33,7 @@ import numpy as np
 
 from .._validate import as_count
 from .cluster import _group_link
-from .traffic import cp_kv_bytes
+from .traffic_cp import cp_kv_bytes
 
 __all__ = ["causal_work", "cp_ring_step", "cp_min_tokens"]
 

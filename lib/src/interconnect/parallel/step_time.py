@@ -45,9 +45,7 @@ from .compute import (  # noqa: F401 - the constants are re-exported, as the cha
 from .efficiency import pipeline_bubble_fraction
 from .layout import Layout, _check_fit
 from .traffic import (
-    SENDRECV,
     _dp_buckets,
-    _phases,
     cp_traffic,
     dp_traffic,
     ep_traffic,
@@ -55,6 +53,7 @@ from .traffic import (
     tp_traffic,
     wire_bytes,
 )
+from .traffic_base import SENDRECV, _phases
 from .transformer import ModelConfig
 
 __all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "cp_comm_time", "dp_wire_bytes",
