@@ -25,7 +25,7 @@ from interconnect.parallel import (
 )
 from interconnect.parallel import machines as M
 
-P = importlib.import_module("interconnect.parallel.plan")   # the module (the package exports the function plan)
+P = importlib.import_module("interconnect.parallel.stage_memory")   # the memory model behind the planner
 
 GiB = 2**30
 LLAMA = catalog.models.get("llama3-405b")
