@@ -26,7 +26,9 @@ $(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
 	@# llm-analysis, for the side-by-side comparison with our step-time model, pins old
 	@# dependencies it does not need here: install it without them (its CLI needs fire<0.6)
 	$(PY) -m pip install --quiet --no-deps "llm-analysis==0.2.2" "fire<0.6" six termcolor
-	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@# "Python 3", the display name the committed notebooks carry: JupyterLab would otherwise mark every
+	@# chapter as modified the moment it opens (it rewrites the name to the installed kernel's)
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	@# build matplotlib's font cache now: its first-run message would otherwise land in a
 	@# notebook cell's stderr and make strict nbval fail on a fresh machine
 	MPLBACKEND=Agg $(PY) -c "import matplotlib.pyplot"
