@@ -1,7 +1,7 @@
 # GPU Interconnects: two commands for a newcomer.
-#   make book   build the HTML book into _build/html
+#   make book   build the HTML book into _build/html, and the whole book as one PDF beside it
 #   make test   every check: lint, lib tests and doctests, strict nbval, book build with -W,
-#               browser test, and the student edition
+#               the PDF, browser test, and the student edition
 #   make student  the student edition (no solutions) into _build/student_src/_build/html
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements-lock.txt
 JB := $(VENV)/bin/jupyter-book
 
-.PHONY: book test venv lint lib-tests nbval build-strict browser-test student bench execute lock clean
+.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student bench execute lock clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,7 @@ $(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
 
 book: venv
 	$(JB) build . --builder html
+	$(PY) tools/build_pdf.py
 	@echo ""
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
 
@@ -46,7 +47,7 @@ lint: venv
 	$(VENV)/bin/lint-imports --config lib/pyproject.toml
 
 lib-tests: venv
-	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py -q -p no:cacheprovider
+	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py -q -p no:cacheprovider
 	@# every Examples section in the library's docstrings is a doctest
 	$(PY) -m pytest --doctest-modules lib/src/interconnect -q -p no:cacheprovider
 
@@ -65,6 +66,12 @@ build-strict: venv
 	$(PY) tools/committed_outputs_config.py _build/config-committed-outputs.yml
 	$(JB) build . --config _build/config-committed-outputs.yml --builder html -W -n --keep-going
 
+# The whole book as one PDF (tools/build_pdf.py: a single-page build from the committed
+# outputs, printed by Debian's Chromium), beside the HTML book that links to it, then its test
+pdf: venv
+	$(PY) tools/build_pdf.py
+	PDF_REQUIRED=1 $(PY) -m pytest tests/test_pdf.py -q -p no:cacheprovider
+
 browser-test: venv
 	$(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider
 
@@ -79,7 +86,7 @@ student: venv
 	@echo ""
 	@echo "The student edition is built. Open it at: file://$(CURDIR)/$(STUDENT_SRC)/_build/html/index.html"
 
-test: lint lib-tests nbval build-strict browser-test student
+test: lint lib-tests nbval build-strict pdf browser-test student
 	@echo "All checks passed."
 
 bench: venv
