@@ -40,9 +40,10 @@ M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, sec. 3.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .._validate import as_count, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS, allreduce_small
+from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_small
 from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine"]
@@ -85,6 +86,7 @@ def _fp8(fp8):
     return fp8
 
 
+@lru_cache(maxsize=64)
 def _rates(cl, fp8):
     """(GEMM FLOP/s, attention FLOP/s) of one GPU."""
     from ..parallel.gemm import CEILING_FP8, ceiling_fraction
@@ -139,7 +141,10 @@ def weights_read(model, tokens):
     >>> [round(weights_read(m, t) / 1e9, 1) for t in (1, 64)]
     [12.9, 46.7]
     """
-    t = float(as_positive("tokens", tokens))
+    return _weights_read(model, float(as_positive("tokens", tokens)))
+
+
+def _weights_read(model, t):
     if model.num_experts is None:
         return float(model.params)
     e, k = model.num_experts, model.top_k
@@ -148,11 +153,32 @@ def weights_read(model, tokens):
     return float(model.params - model.moe_layers * (e - touched) * one)
 
 
+@lru_cache(maxsize=256)
+def _coefficients(n, algorithms):
+    return tuple(allreduce_coefficients(n, a) for a in algorithms)
+
+
 def _comm(model, cl, tp, tokens, act_bytes, algorithm):
     if tp == 1:
         return 0.0
-    link = (cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency)
-    return 2.0 * model.layers * allreduce_small(tokens * model.hidden * act_bytes, tp, link, algorithm)
+    bw, lat = cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency
+    s = tokens * model.hidden * act_bytes
+    if algorithm == "nvls":
+        return 2.0 * model.layers * allreduce_small(s, tp, (bw, lat), algorithm)
+    # the closed forms of allreduce_small (the ring's is collective_time's), without its
+    # argument checks: this runs inside the batching model's fixed-point search
+    algs = ("oneshot", "twoshot", "ring") if algorithm == "auto" else (algorithm,)
+    return 2.0 * model.layers * min(ca * lat + cb * s / bw for ca, cb in _coefficients(tp, algs))
+
+
+@lru_cache(maxsize=64)
+def _flops(model):
+    return model.forward_flops_per_token()
+
+
+@lru_cache(maxsize=256)
+def _kv_per_token(model, tp, kv_bytes):
+    return kv_bytes_per_token(model, tp, 1, kv_bytes)
 
 
 def _attention_per_context(model):
@@ -277,9 +303,9 @@ class DecodeTime:
 def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm):
     """:func:`decode_step_time` for validated arguments; ``batch`` and ``context`` may be fractional."""
     gemm, attn = _rates(cl, fp8)
-    terms = model.forward_flops_per_token()
-    weights = (1.0 if fp8 else 2.0) * weights_read(model, max(batch, 1e-12)) / tp / cl.memory_bandwidth
-    kv = batch * context * kv_bytes_per_token(model, tp, 1, kv_bytes) / cl.memory_bandwidth
+    terms = _flops(model)
+    weights = (1.0 if fp8 else 2.0) * _weights_read(model, max(batch, 1e-12)) / tp / cl.memory_bandwidth
+    kv = batch * context * _kv_per_token(model, tp, kv_bytes) / cl.memory_bandwidth
     compute = (batch * (terms["matmul"] + terms["logits"]) / (tp * gemm)
                + batch * context * _attention_per_context(model) / (tp * attn))
     comm = _comm(model, cl, tp, max(batch, 1e-12), act_bytes, algorithm)
