@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from interconnect import serving, topology, transfer
 from interconnect.catalog import models
-from interconnect.serving.steps import _decode
 from interconnect.parallel.machines import machine
+from interconnect.serving.steps import _decode
 from interconnect.units import KiB
 
 L70 = models.get("llama3-70b")
