@@ -71,9 +71,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .._validate import as_count, as_positive, choice
+from ._paths import KV_PATHS, _path, _transfer
 from .allreduce import SMALL_ALGORITHMS
 from .batching import _Setup
 from .kv import kv_bytes_per_token
@@ -82,8 +82,6 @@ from .steps import _check_tp, _fp8, as_machine, prefill_time
 __all__ = ["KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated", "disaggregated",
            "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput"]
 
-#: The paths :func:`kv_transfer_time` costs by name.
-KV_PATHS = ("nvlink", "pcie", "rdma")
 
 
 @dataclass(frozen=True)
@@ -116,64 +114,6 @@ class KVTransfer:
     bandwidth: float
     mechanism: str
     layerwise: bool
-
-
-def _machine_links(machine):
-    """(nvlink name, nic name) of a machine preset, or None for a Cluster."""
-    if isinstance(machine, str):
-        from ..parallel.machines import MACHINES
-
-        m = MACHINES.get(machine.strip().lower())
-        if m is not None:
-            return m.nvlink, m.nic
-    return None
-
-
-@lru_cache(maxsize=64)
-def _graph(kind, a, b):
-    from .. import topology
-
-    if kind == "nvlink":
-        return topology.nvswitch(2, link=a), "gpu0", "gpu1"
-    if kind == "pcie":
-        return topology.pcie_tree(2, 1, 1, gpu_link=a, uplink=a), "gpu0", "gpu1"
-    if kind == "rdma":
-        return topology.cluster(2, gpus_per_node=1, nvlink=a, nic=b), "n0.gpu0", "n1.gpu0"
-    return topology.ring(2, bandwidth=a, latency=b), "gpu0", "gpu1"
-
-
-def _transfer(kind, a, b, nbytes):
-    """(seconds, mechanism) of one GPU-to-GPU transfer of ``nbytes``."""
-    from .. import transfer
-
-    g, src, dst = _graph(kind, a, b)
-    if kind == "rdma":
-        t = transfer.gpudirect_rdma(g, src, dst, nbytes)
-        return t.time, t.mechanism
-    t = transfer.p2p_copy(g, src, dst, nbytes)
-    return t.time, ("alpha-beta link" if kind == "pair" else t.mechanism)
-
-
-def _path(link, machine, pcie):
-    """(kind, a, b) for :func:`_graph` from a path name or a (bandwidth, latency) pair."""
-    if isinstance(link, tuple) and len(link) == 2:
-        bw = float(as_positive("bandwidth", link[0], "bytes/s (per direction)"))
-        lat = float(link[1])
-        if not lat >= 0:
-            raise ValueError(f"latency={link[1]!r} is not allowed; latency must be >= 0 seconds")
-        return "pair", bw, lat
-    if not isinstance(link, str):
-        raise ValueError(f"link={link!r} is not allowed; allowed: {', '.join(KV_PATHS)} or a "
-                         "(bandwidth bytes/s, latency s) pair")
-    kind = choice("link", link, KV_PATHS)
-    if kind == "pcie":
-        return "pcie", pcie, None
-    names = _machine_links(machine)
-    if names is None:
-        cl = as_machine(machine)
-        return ("pair", cl.intra_bandwidth, cl.intra_latency) if kind == "nvlink" else \
-            ("pair", cl.inter_bandwidth, cl.inter_latency)
-    return (kind, names[0], None) if kind == "nvlink" else (kind, names[0], names[1])
 
 
 def _kv_split(model, tp, decode_tp):
@@ -553,7 +493,7 @@ def _colocated_ok(st, rate, ttft_slo, tpot_slo):
 
 
 def _colocated_goodput(st, ttft_slo, tpot_slo, rtol=1e-6):
-    hi = 1.0 / st.prefill
+    hi = st.pp / st.prefill
     if not _colocated_ok(st, 1e-9 * hi, ttft_slo, tpot_slo):
         return 0.0
     lo = 1e-9 * hi
