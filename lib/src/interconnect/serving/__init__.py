@@ -63,5 +63,5 @@ __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "all
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
-           "PUBLISHED", "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
+           "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
            "validation_summary"]
