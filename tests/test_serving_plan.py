@@ -23,10 +23,10 @@ def _check(o, rate, prompt, output, ttft, tpot):
                                         prompt, output, pp=o.pp)
         assert s.ttft == pytest.approx(o.ttft, rel=1e-6) and s.tpot == pytest.approx(o.tpot, rel=1e-6)
         assert o.gpus == o.decode_replicas * o.decode_tp * o.pp
-    elif o.decode_ep == 1 and o.decode_pp == 1:
+    elif o.decode_ep == 1:
         d = serving.disaggregated(L70, o.machine, rate, prompt, output, prefill_tp=o.prefill_tp,
                                   decode_tp=o.decode_tp, prefill_replicas=o.prefill_replicas,
-                                  decode_replicas=o.decode_replicas)
+                                  decode_replicas=o.decode_replicas, decode_pp=o.decode_pp)
         assert d.ttft == pytest.approx(o.ttft, rel=1e-6) and d.tpot == pytest.approx(o.tpot, rel=1e-6)
         assert d.gpus == o.gpus
     assert o.ttft <= ttft * (1 + 1e-6) and o.tpot <= tpot * (1 + 1e-6)

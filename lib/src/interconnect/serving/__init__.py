@@ -53,7 +53,7 @@ from .disagg import (
 from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
-from .published import PUBLISHED, PublishedServing
+from .published import PublishedServing
 from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
