@@ -89,5 +89,7 @@ def test_plan_errors():
         serving.plan_serving(L70, 1.0, 128, 128, 1.0, 1.0, machines=("dgx-z",))
     with pytest.raises(ValueError, match=r"rate=0 .* must be > 0 requests/s"):
         serving.plan_serving(L70, 0, 128, 128, 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"prices\['dgx-h100'\]=-1 .* must be > 0 per GPU-hour"):
+        serving.plan_serving(L70, 1.0, 128, 128, 1.0, 1.0, prices={"dgx-h100": -1})
     with pytest.raises(ValueError, match=r"ttft_slo=0 is not allowed"):
         serving.plan_serving(L70, 1.0, 128, 128, 0, 1.0)

@@ -282,7 +282,8 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
     pps = sorted({as_count("pp", p) for p in pp_options})
     if not isinstance(disaggregate, bool):
         raise ValueError(f"disaggregate={disaggregate!r} is not a bool; allowed True or False")
-    prices = dict(prices or {})
+    prices = {str(k).strip().lower(): float(as_positive(f"prices[{k!r}]", v, "per GPU-hour"))
+              for k, v in dict(prices or {}).items()}
     ranked, rejected = [], []
     for name in machines:
         if not isinstance(name, str) or name.strip().lower() not in MACHINES:
