@@ -609,7 +609,7 @@ def disagg_pays(model, machine, prompt, output, ttft_slo, tpot_slo, link="rdma",
     Examples
     --------
     Llama 3 70B on DGX H100 with prompts of 1,024 and answers of 256 tokens: under a tight
-    TPOT objective (20 ms) prefill stalls cost the colocated replica most of its batch, and
+    TPOT objective (20 ms) the prefill stalls in every iteration hold the colocated replica back, and
     splitting the phases serves 1.18 times the requests per GPU; with a loose one (100 ms)
     the colocated replica wins:
 
