@@ -313,6 +313,20 @@ def test_phone_width_layout(browser, server, rel):
         bad = page.evaluate(_PHONE_LAYOUT) + page.evaluate(_CUT_CODE_AND_MATH, False)
         more = f" (and {len(bad) - 12} more)" if len(bad) > 12 else ""
         assert not bad, f"{rel} at 390 px: " + "; ".join(bad[:12]) + more
+        # a frame fitted to 390 px is too small to read: a click shows it at full size, scrolling
+        # inside its own box, and a second click fits it again
+        for img in page.query_selector_all(".ic-explorer img.ic-explorer-frame"):
+            fitted, natural = img.evaluate("e => [e.getBoundingClientRect().width, e.naturalWidth]")
+            img.dispatch_event("click")
+            zoomed, box_right = img.evaluate(
+                "e => [e.getBoundingClientRect().width, e.parentElement.getBoundingClientRect().right]")
+            assert zoomed >= natural, f"{rel}: a click on a frame shows it {zoomed:.0f} px wide, not its {natural} px"
+            assert box_right <= iw + 1, f"{rel}: the zoomed frame's box ends at {box_right:.0f} px"
+            sw = page.evaluate("document.documentElement.scrollWidth")
+            assert sw <= iw, f"{rel}: a zoomed frame makes the page {sw} px wide"
+            img.dispatch_event("click")
+            assert abs(img.evaluate("e => e.getBoundingClientRect().width") - fitted) < 1, \
+                f"{rel}: a second click does not fit the frame to the width again"
         assert not problems, f"{rel}: " + "; ".join(problems)
     finally:
         ctx.close()

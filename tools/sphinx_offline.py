@@ -7,6 +7,8 @@
 * Adds the book's stylesheet, ``tools/_static/ic-book.css``: the static explorers in
   light and dark mode, and a layout that fits a phone (long code lines, equations and
   words wrap or scroll inside their own box). ``tests/test_browser.py`` measures both.
+* Adds the book's script, ``tools/_static/ic-book.js``: a click on an explorer's frame
+  shows it at full size (for phones).
 """
 
 from __future__ import annotations
@@ -30,19 +32,23 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
-_CSS = pathlib.Path(__file__).resolve().parent / "_static" / "ic-book.css"
+_STATIC = pathlib.Path(__file__).resolve().parent / "_static"
+_CSS = _STATIC / "ic-book.css"
+_JS = _STATIC / "ic-book.js"
 
 
-def _write_css(app, exc):
+def _write_static(app, exc):
     if exc is not None or app.builder.format != "html":
         return
-    out = pathlib.Path(app.outdir) / "_static" / _CSS.name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(_CSS.read_text(encoding="utf-8"), encoding="utf-8")
+    for src in (_CSS, _JS):
+        out = pathlib.Path(app.outdir) / "_static" / src.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def setup(app):
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.add_css_file(_CSS.name)
-    app.connect("build-finished", _write_css)
+    app.add_js_file(_JS.name, defer="defer")
+    app.connect("build-finished", _write_static)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
