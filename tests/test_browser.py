@@ -67,9 +67,20 @@ def browser():
         b.close()
 
 
-def _open(browser, server, rel):
-    """Open a page with the network closed to everything but the local server."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+def explorer_pages():
+    """Pages with at least one static explorer."""
+    return [p for p in pages() if p.startswith("book/") and 'class="ic-explorer"' in (HTML / p).read_text()]
+
+
+def _open(browser, server, rel, width=1280, mode=None):
+    """Open a page with the network closed to everything but the local server.
+
+    ``mode`` ("light" or "dark") is stored the way the theme's switcher stores it, before
+    the page loads; ``None`` keeps the book's default.
+    """
+    ctx = browser.new_context(viewport={"width": width, "height": 900 if width > 600 else 844})
+    if mode is not None:
+        ctx.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
     problems = []
 
     def route(r):
@@ -114,12 +125,16 @@ def test_page_offline_and_complete(browser, server, rel):
         leftover = page.evaluate("""() => document.querySelectorAll(
             'script[type="application/vnd.jupyter.widget-view+json"]').length""")
         assert leftover == 0, f"{rel}: {leftover} ipywidgets views that need a kernel or a CDN"
+        cut = page.evaluate(_CUT_CODE_AND_MATH, True)
+        assert not cut, f"{rel}: code lines or equations cut off at 1280 px: {cut}"
         text = page.inner_text("body")
         for bad in ("<function ", "object at 0x", " at 0x", "Traceback (most recent call last)"):
             assert bad not in text, f"{rel}: page shows {bad!r}"
         if rel.startswith("book/") and rel.count("/") >= 2:
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / (rel.replace("/", "__").removesuffix(".html") + ".png")), full_page=True)
+            # the API reference is 300,000 px tall: on a loaded machine its screenshot takes 40-50 s
+            page.screenshot(path=str(SHOTS / (rel.replace("/", "__").removesuffix(".html") + ".png")), full_page=True,
+                            timeout=180_000)
         assert not problems, f"{rel}: " + "; ".join(problems)
     finally:
         ctx.close()
@@ -162,3 +177,156 @@ def test_chapters_have_explorers(browser, server):
             assert page.query_selector(".ic-explorer"), f"{rel}: no explorer"
         finally:
             ctx.close()
+
+
+# Code blocks (inputs and outputs): on a desktop they wrap their long lines, since a line past
+# the right edge of its box is hidden from a reader who does not notice the box scrolls (the
+# three walls had 18 such blocks, with the exercise verdicts cut off); on a phone they may
+# instead scroll inside their box (wrapping would scramble aligned output). A display equation
+# wider than its box must be a horizontal scroll box, never clipped. Returns one description
+# per offending element.
+_CUT_CODE_AND_MATH = """(mustWrap) => {
+  const out = [];
+  for (const pre of document.querySelectorAll('.bd-article pre')) {
+    if (!pre.getClientRects().length || pre.scrollWidth <= pre.clientWidth + 1) continue;
+    const ox = getComputedStyle(pre).overflowX;
+    if (mustWrap || (ox !== 'auto' && ox !== 'scroll'))
+      out.push(`pre ${pre.scrollWidth}px in ${pre.clientWidth}px (overflow-x ${ox}): `
+               + pre.textContent.trim().slice(0, 50));
+  }
+  for (const m of document.querySelectorAll('.bd-article mjx-container[display="true"]')) {
+    if (m.scrollWidth <= m.clientWidth + 1) continue;
+    const ox = getComputedStyle(m).overflowX;
+    if (ox !== 'auto' && ox !== 'scroll')
+      out.push(`equation ${m.scrollWidth}px in ${m.clientWidth}px with overflow-x ${ox}`);
+  }
+  return out;
+}"""
+
+# WCAG 2 contrast of the text of every explorer against what is behind it: the element's
+# colour (with the opacity of it and its ancestors) over the composite of the background
+# colours of it and its ancestors, on a white canvas.
+_EXPLORER_CONTRAST = """() => {
+  const parse = s => {
+    const m = s.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return [0, 0, 0, 0];
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  const lum = c => {
+    const f = v => { v /= 255; return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const background = el => {
+    const chain = [];
+    for (let e = el; e; e = e.parentElement) chain.push(parse(getComputedStyle(e).backgroundColor));
+    let bg = [255, 255, 255, 1];
+    for (const c of chain.reverse()) bg = over(c, bg);
+    return bg;
+  };
+  const opacity = el => {
+    let o = 1;
+    for (let e = el; e; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity);
+    return o;
+  };
+  const out = [];
+  for (const ex of document.querySelectorAll('.ic-explorer')) {
+    for (const el of [ex, ...ex.querySelectorAll('*')]) {
+      if (el.tagName === 'SCRIPT' || !el.getClientRects().length) continue;
+      if (!Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+      const fg = parse(getComputedStyle(el).color);
+      fg[3] *= opacity(el);
+      const bg = background(el);
+      out.push({explorer: ex.id, text: el.textContent.trim().slice(0, 40),
+                ratio: ratio(over(fg, bg), bg)});
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("rel", explorer_pages())
+def test_explorer_text_contrast_both_themes(browser, server, rel):
+    """Every explorer's title, labels, values and note: contrast at least 4.5:1 in dark and light mode."""
+    ctx, page, problems = _open(browser, server, rel, mode="dark")
+    try:
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark", f"{rel}: dark mode did not apply"
+        for mode in ("dark", "light"):
+            page.evaluate(f"document.documentElement.dataset.theme = '{mode}'")
+            measured = page.evaluate(_EXPLORER_CONTRAST)
+            assert measured, f"{rel}: no explorer text found"
+            low = [f"{m['explorer']}: {m['text']!r} {m['ratio']:.2f}:1" for m in measured if m["ratio"] < 4.5]
+            assert not low, f"{rel}, {mode} mode: explorer text below 4.5:1 contrast: {low}"
+        assert not problems, f"{rel}: " + "; ".join(problems)
+    finally:
+        ctx.close()
+
+
+# On a phone: what in the article reaches past the screen's edges, and is it inside a box the
+# reader can scroll (a table, a code block, an equation) or cut off by one that clips; and each
+# explorer's controls, values and frame must lie inside the explorer and the screen.
+_PHONE_LAYOUT = """() => {
+  const W = window.innerWidth, out = [];
+  const name = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'
+      ? '.' + el.className.trim().split(/\\s+/).slice(0, 2).join('.') : '');
+  for (const el of document.querySelectorAll('.bd-article *')) {
+    if (el.closest('mjx-assistive-mml')) continue;  // MathJax's clipped copy for screen readers
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || (r.right <= W + 1 && r.left >= -1)) continue;
+    let a = el.parentElement, ok = false;
+    for (; a && a !== document.body; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === 'auto' || ox === 'scroll') {
+        const ar = a.getBoundingClientRect();
+        ok = ar.right <= W + 1 && ar.left >= -1;
+        break;
+      }
+      if (ox === 'hidden' || ox === 'clip') break;
+    }
+    if (!ok) out.push(`${name(el)} spans ${Math.round(r.left)}..${Math.round(r.right)} px, `
+                      + 'cut off or widening the page');
+  }
+  for (const ex of document.querySelectorAll('.ic-explorer')) {
+    const box = ex.getBoundingClientRect();
+    if (box.left < -1 || box.right > W + 1)
+      out.push(`${ex.id} spans ${Math.round(box.left)}..${Math.round(box.right)} px`);
+    for (const el of ex.querySelectorAll('input, output, .ic-explorer-label, .ic-explorer-title, img')) {
+      const r = el.getBoundingClientRect();
+      if (r.left < Math.max(box.left, 0) - 1 || r.right > Math.min(box.right, W) + 1)
+        out.push(`${ex.id} ${name(el)} spans ${Math.round(r.left)}..${Math.round(r.right)} px, `
+                 + 'outside the explorer or the screen');
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("book/")])
+def test_phone_width_layout(browser, server, rel):
+    """At 390 px: no horizontal page scroll, no cut code or equation, every explorer control on screen."""
+    ctx, page, problems = _open(browser, server, rel, width=390)
+    try:
+        sw, iw = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert sw <= iw, f"{rel}: the page is {sw} px wide in a {iw} px viewport"
+        bad = page.evaluate(_PHONE_LAYOUT) + page.evaluate(_CUT_CODE_AND_MATH, False)
+        more = f" (and {len(bad) - 12} more)" if len(bad) > 12 else ""
+        assert not bad, f"{rel} at 390 px: " + "; ".join(bad[:12]) + more
+        # a frame fitted to 390 px is too small to read: a click shows it at full size, scrolling
+        # inside its own box, and a second click fits it again
+        for img in page.query_selector_all(".ic-explorer img.ic-explorer-frame"):
+            fitted, natural = img.evaluate("e => [e.getBoundingClientRect().width, e.naturalWidth]")
+            img.dispatch_event("click")
+            zoomed, box_right = img.evaluate(
+                "e => [e.getBoundingClientRect().width, e.parentElement.getBoundingClientRect().right]")
+            assert zoomed >= natural, f"{rel}: a click on a frame shows it {zoomed:.0f} px wide, not its {natural} px"
+            assert box_right <= iw + 1, f"{rel}: the zoomed frame's box ends at {box_right:.0f} px"
+            sw = page.evaluate("document.documentElement.scrollWidth")
+            assert sw <= iw, f"{rel}: a zoomed frame makes the page {sw} px wide"
+            img.dispatch_event("click")
+            assert abs(img.evaluate("e => e.getBoundingClientRect().width") - fitted) < 1, \
+                f"{rel}: a second click does not fit the frame to the width again"
+        assert not problems, f"{rel}: " + "; ".join(problems)
+    finally:
+        ctx.close()

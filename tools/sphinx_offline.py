@@ -4,10 +4,16 @@
   page, and the second ``const THEBE_JS_URL`` throws "Identifier has already been
   declared" in the browser console. Thebe is not used in this book (no kernel is
   reachable offline), so duplicates of every inline script are dropped.
-* Adds the small stylesheet for the book's static explorers.
+* Adds the book's stylesheet, ``tools/_static/ic-book.css``: the static explorers in
+  light and dark mode, and a layout that fits a phone (long code lines, equations and
+  words wrap or scroll inside their own box). ``tests/test_browser.py`` measures both.
+* Adds the book's script, ``tools/_static/ic-book.js``: a click on an explorer's frame
+  shows it at full size (for phones).
 """
 
 from __future__ import annotations
+
+import pathlib
 
 
 def _dedupe_scripts(app, pagename, templatename, context, doctree):
@@ -26,31 +32,23 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
-_CSS = """
-.ic-explorer { border: 1px solid var(--pst-color-border, #ccc); border-radius: 6px; padding: 0.6rem 0.8rem; \
-margin: 0.8rem 0; background: var(--pst-color-surface, #fafafa); }
-.ic-explorer-title { margin-bottom: 0.4rem; }
-.ic-explorer-row { display: flex; align-items: center; gap: 0.6rem; margin: 0.15rem 0; font-size: 0.92rem; }
-.ic-explorer-label { min-width: 14rem; }
-.ic-explorer-row input[type=range] { flex: 1 1 auto; max-width: 22rem; }
-.ic-explorer-row output { min-width: 12rem; font-variant-numeric: tabular-nums; }
-.ic-explorer-note { font-size: 0.85rem; opacity: 0.8; margin-top: 0.3rem; }
-.ic-explorer img { background: white; }
-"""
+_STATIC = pathlib.Path(__file__).resolve().parent / "_static"
+_CSS = _STATIC / "ic-book.css"
+_JS = _STATIC / "ic-book.js"
 
 
-def _write_css(app, exc):
+def _write_static(app, exc):
     if exc is not None or app.builder.format != "html":
         return
-    import pathlib
-
-    out = pathlib.Path(app.outdir) / "_static" / "ic-explorer.css"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(_CSS)
+    for src in (_CSS, _JS):
+        out = pathlib.Path(app.outdir) / "_static" / src.name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def setup(app):
     app.connect("html-page-context", _dedupe_scripts, priority=900)
-    app.add_css_file("ic-explorer.css")
-    app.connect("build-finished", _write_css)
+    app.add_css_file(_CSS.name)
+    app.add_js_file(_JS.name, defer="defer")
+    app.connect("build-finished", _write_static)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -220,29 +220,41 @@ def _draw_nodes(ax, g, pos, scale):
                    marker=marker, edgecolors="white", linewidths=1.2, zorder=3)
 
 
-#: kind -> (label text from the node's data, bold) of the small graphs' labels
-_SMALL_LABELS = {"cpu": (lambda d: f"CPU{d.get('index', '')}", True), "nvswitch": (lambda d: "NVS", True),
+#: kind -> (label text from the node's data, bold) of the small graphs' labels drawn on the marker
+_SMALL_LABELS = {"cpu": (lambda d: f"CPU{d.get('index', '')}", True),
                  "host": (lambda d: str(d.get("index", "")), False)}
+
+#: switch kinds: in graphs of up to 40 nodes each is named (``sw0``, ``nvsw0``, ``leaf0``,
+#: ``edge1.0``: the names the chapters and ``nvidia-smi``-style outputs use) beside its marker
+_SWITCH_KINDS = ("pcie_switch", "nvswitch", "leaf", "edge", "aggregation", "spine", "core")
+
+#: smallest font (points) of any text in a topology drawing: 9 pt is 12.5 px at 100 dpi, so it
+#: stays at 9 px or more on the page as long as the figure is shown at 72 % or more of its size
+MIN_FONT = 9
 
 
 def _draw_labels(ax, g, pos, scale):
-    """GPU indices; CPU, NVSwitch and host labels in graphs of up to 40 nodes; cluster captions."""
+    """GPU indices; CPU and host labels and switch names in graphs of up to 40 nodes; cluster captions."""
     small = g.number_of_nodes() <= 40
     for n, d in g.nodes(data=True):
         kind = d.get("kind")
         if kind == "gpu":
             ax.text(pos[n][0], pos[n][1], str(d.get("index", n)), ha="center", va="center", color="white",
-                    fontsize=9 if scale >= 0.8 else 7, fontweight="bold", zorder=4)
+                    fontsize=MIN_FONT if scale >= 0.8 else 7, fontweight="bold", zorder=4)
         elif small and kind in _SMALL_LABELS:
             text, bold = _SMALL_LABELS[kind]
-            ax.text(pos[n][0], pos[n][1], text(d), ha="center", va="center", color="white", fontsize=7,
+            ax.text(pos[n][0], pos[n][1], text(d), ha="center", va="center", color="white", fontsize=7.5,
                     zorder=4, **({"fontweight": "bold"} if bold else {}))
+        elif small and kind in _SWITCH_KINDS:
+            ax.annotate(str(n), pos[n], xytext=(0, -9 - 4 * scale), textcoords="offset points", ha="center",
+                        va="top", fontsize=MIN_FONT, color="#222222", zorder=5,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     if g.graph.get("builder") == "cluster":
         for j in range(g.graph["nodes"]):
             gs = [pos[n] for n, d in g.nodes(data=True) if d.get("node") == j and d.get("kind") == "gpu"]
             if gs:
                 ax.text(np.mean([p[0] for p in gs]), max(p[1] for p in gs) + 1.45, f"node {j}",
-                        ha="center", va="bottom", fontsize=9, color="#333333")
+                        ha="center", va="bottom", fontsize=MIN_FONT, color="#333333")
 
 
 def _legend(ax, g, families):
@@ -269,7 +281,7 @@ def _legend(ax, g, families):
     elif bws:
         handles.append(Line2D([], [], color="none", label=f"every edge {fmt_bandwidth(min(bws))}"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
-              fontsize=8.5, borderaxespad=0.2)
+              fontsize=MIN_FONT, borderaxespad=0.2)
 
 
 def _set_limits(ax, g, pos, apexes, pad=0.5):
