@@ -42,7 +42,7 @@ from ..links import get_link
 from .build import _edge, _resolve, torus
 
 __all__ = ["ASSUMED_LATENCY", "TPU_CUBE", "full_mesh", "xgmi_mesh", "mesh_rings", "gaudi_node", "tpu_slice",
-           "dragonfly"]
+           "torus_ring", "dragonfly"]
 
 #: One-way latency put on scale-up edges whose vendor publishes none, s: NCCL's per-step
 #: NVLink value (``links.get_link("nvlink4-link").latency``, basis "model"). A modelling
@@ -315,6 +315,76 @@ def tpu_slice(dims, fabric="tpu-v5p-ici", bandwidth=None, latency=ASSUMED_LATENC
                    builder="tpu_slice", fabric=rec.name, ocs=bool(multiple and any(wraps)), cubes=cubes,
                    per_link_derived=derived, wrap=tuple(wraps))
     return g
+
+
+def torus_ring(g, order=None):
+    """A ring through every GPU of a torus in which each hop is one link (a snake).
+
+    The GPUs are visited layer by layer along ``order[0]``, row by row along ``order[1]``
+    and back and forth along the last axis, each layer run in the opposite direction of the
+    one before, so that consecutive GPUs are neighbours; the ring closes from the last
+    layer back to the first over the wrap-around link of ``order[0]``.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        Built by :func:`interconnect.topology.torus` or :func:`tpu_slice` (nodes carry ``coords``).
+    order : sequence of int, optional
+        The axes from slowest to fastest (a permutation of ``range(len(dims))``); default
+        ``(0, 1, ..., n-1)``. Three orders of a 3D torus give three different rings.
+
+    Returns
+    -------
+    list of str
+        Node names in ring order.
+
+    Raises
+    ------
+    ValueError
+        Unless the two slowest axes have even sizes and the slowest has a wrap-around
+        link (or size <= 2): otherwise no such snake closes.
+
+    Examples
+    --------
+    >>> from interconnect.topology import torus
+    >>> torus_ring(torus((2, 4)))
+    ['gpu0', 'gpu1', 'gpu2', 'gpu3', 'gpu7', 'gpu6', 'gpu5', 'gpu4']
+    """
+    dims = tuple(g.graph.get("dims", ()))
+    if g.graph.get("builder") not in ("torus", "tpu_slice") or not dims:
+        raise ValueError("g must be built by topology.torus or topology.tpu_slice")
+    n = len(dims)
+    order = tuple(range(n)) if order is None else tuple(order)
+    if sorted(order) != list(range(n)):
+        raise ValueError(f"order={order!r} is not a permutation of the axes 0..{n - 1}")
+    wraps = tuple(g.graph.get("wrap", (True,) * n))
+    shape = [dims[a] for a in order]
+    if len(shape) < 2 or shape[0] % 2 or shape[1] % 2 or not (wraps[order[0]] or shape[0] <= 2):
+        raise ValueError(f"no closed snake for dims={dims!r}, order={order!r}: the two slowest axes need even "
+                         f"sizes and the slowest a wrap-around link")
+    index = {d["coords"]: name for name, d in g.nodes(data=True)}
+    seq = []
+
+    def layer(prefix, axes, forward):
+        # boustrophedon over the remaining axes, reversed when forward is False
+        cells = [()]
+        for k in axes:
+            nxt = []
+            for i, c in enumerate(cells):
+                rng = range(k) if i % 2 == 0 else range(k - 1, -1, -1)
+                nxt.extend(c + (j,) for j in rng)
+            cells = nxt
+        return [prefix + c for c in (cells if forward else cells[::-1])]
+
+    for a in range(shape[0]):
+        seq.extend(layer((a,), shape[1:], a % 2 == 0))
+    ring = []
+    for c in seq:
+        coords = [0] * n
+        for axis, v in zip(order, c):
+            coords[axis] = v
+        ring.append(index[tuple(coords)])
+    return ring
 
 
 def dragonfly(groups=9, routers=4, hosts=2, global_links=2, link="ib-ndr", bandwidth=None, latency=None):
