@@ -161,10 +161,10 @@ def comparison_rows():
     gaudi3 = T.gaudi_node(3).edges["gpu0", "gpu1"]["bandwidth"]
     gaudi2 = T.gaudi_node(2).edges["gpu0", "gpu1"]["bandwidth"]
     per_peer = {"xgmi-mi300x": get_fabric("xgmi-mi300x").per_link_bandwidth,
-                "xgmi-mi250x-link": get_fabric("xgmi-mi250x-link").bandwidth,
+
                 "gaudi3-scale-up": gaudi3, "gaudi2-scale-up": gaudi2}
     short_topo = {"xgmi-mi300x": "full mesh, 1 link per pair",
-                  "xgmi-mi250x-link": "8 GCDs, 1 or 2 links per pair",
+                  "xgmi-mi250x-link": "8 GCDs, links differ per pair",
                   "gaudi3-scale-up": "all-to-all, 3 ports per pair", "gaudi2-scale-up": "all-to-all, 3 ports per pair",
                   "tpu-v4-ici": "3D torus, OCS-joined cubes", "tpu-v5p-ici": "3D torus, OCS-joined cubes",
                   "neuronlink-v3-trn2": "2D torus (4x4), 4 links", "ualink-1.0-x4": "switched",
@@ -174,13 +174,17 @@ def comparison_rows():
         rec = get_fabric(name)
         device = pub(rec.bandwidth)
         if name == "xgmi-mi250x-link":
-            device = "not uniform (1, 2 or 4 links per pair)"
+            device = "not uniform"
         if name == "ualink-1.0-x4":
             device = "set by the product (ports per device)"
         peer = per_peer.get(name)
+        peer = pub(peer)
+        if name == "xgmi-mi250x-link":          # 4 links inside a package; 1 or 2 where packages are linked
+            one = rec.bandwidth
+            peer = f"{_gbs(one)} or {_gbs(2 * one)} where linked, {_gbs(4 * one)} in a package"
         label = rec.label
         if name == "ualink-1.0-x4":
-            peer = rec.bandwidth
+            peer = _gbs(rec.bandwidth)
             label = "UALink 1.0 (one x4 port)"
         if name == "uet-1.0":
             none = "no line rate of its own"
@@ -190,7 +194,7 @@ def comparison_rows():
         if name == "ualink-1.0-x4":
             domain = f"up to {domain}"
         rows.append((label, short_topo[name], domain,
-                     device, pub(peer), quoted(rec), rec.bib_key))
+                     device, peer, quoted(rec), rec.bib_key))
     return rows
 
 
