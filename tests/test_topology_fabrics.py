@@ -33,6 +33,61 @@ from interconnect.catalog.fabrics import get_fabric
 
 GB = 1e9
 
+BUILDERS = [
+    lambda: T.xgmi_mesh(), lambda: T.full_mesh(5, bandwidth=1e9, links_per_pair=2), lambda: T.gaudi_node(2),
+    lambda: T.gaudi_node(3, scale_out=True), lambda: T.tpu_slice((4, 4, 4)), lambda: T.tpu_slice((2, 2, 1)),
+    lambda: T.tpu_slice((4, 4, 8), wrap=False), lambda: T.torus((4, 4), wrap=(True, False)),
+    lambda: T.dragonfly(), lambda: T.dragonfly(groups=4, routers=3, hosts=1, global_links=2),
+]
+
+
+@pytest.mark.parametrize("build", BUILDERS)
+def test_every_builder_follows_the_graph_contract(build):
+    # the contract of interconnect.topology: kinds, GPU index, pos, edge attributes
+    g = build()
+    assert isinstance(g, nx.Graph) and not g.is_multigraph() and g.graph["name"] and g.graph["builder"]
+    for n, d in g.nodes(data=True):
+        assert d["kind"] in T.KINDS and "pos" in d and isinstance(d["index"], int), n
+    for *_, d in g.edges(data=True):
+        assert {"bandwidth", "latency", "link", "count"} <= set(d)
+        assert d["bandwidth"] > 0 and d["latency"] >= 0 and d["count"] >= 1 and isinstance(d["link"], str)
+    assert nx.is_connected(g)
+    assert T.endpoints(g)
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="n="):
+        T.full_mesh(1)
+    with pytest.raises(ValueError, match="links_per_pair"):
+        T.full_mesh(4, links_per_pair=0)
+    with pytest.raises(ValueError, match="dims"):
+        T.tpu_slice((4, 4))
+    with pytest.raises(ValueError, match="order"):
+        T.torus_ring(T.torus((4, 4)), order=(0, 0))
+    with pytest.raises(ValueError, match="no closed snake"):
+        T.torus_ring(T.torus((3, 4)))
+    with pytest.raises(ValueError, match="torus"):
+        T.torus_ring(T.ring(4))
+    with pytest.raises(ValueError, match="groups"):
+        T.dragonfly(groups=1)
+
+
+@pytest.mark.parametrize("dims, order", [((4, 4, 4), (0, 1, 2)), ((4, 4, 4), (2, 0, 1)), ((4, 6), (0, 1)),
+                                         ((2, 4, 3), (0, 1, 2)), ((4, 4, 8), (1, 2, 0))])
+def test_torus_ring_visits_every_gpu_over_single_links(dims, order):
+    g = T.torus(dims)
+    r = T.torus_ring(g, order)
+    assert sorted(r) == sorted(g.nodes)
+    assert all(g.has_edge(a, b) for a, b in zip(r, r[1:] + r[:1]))
+
+
+def test_ring_on_a_torus_snake_is_the_closed_form():
+    g = T.tpu_slice((4, 4, 4))
+    r = T.torus_ring(g)
+    n, link = 2.0 ** 28, get_fabric("tpu-v5p-ici").bandwidth / 6
+    sim = netsim.simulate_collective(g, "allreduce", n, ranks=r)
+    assert sim.time == pytest.approx(C.collective_time("allreduce", n, 64, link, T.ASSUMED_LATENCY), rel=1e-9)
+
 
 # ----------------------------------------------------------------- full mesh (xGMI)
 def test_xgmi_mesh_links_and_bandwidths_from_the_catalog():
