@@ -48,6 +48,9 @@ NVIDIA DGX H100 / DGX A100 user guides; NVIDIA HGX AI Factory reference architec
 "Network Logical Architecture" (rail-optimised leaf-spine compute fabric).
 NVIDIA DGX SuperPOD reference architecture, DGX H100 (RA-11333-001), and the GB200 NVL72
 specifications (:mod:`interconnect.topology.superpod`).
+Beyond NVIDIA (:mod:`interconnect.topology.other_fabrics`): AMD's xGMI full mesh, Intel Gaudi's
+on-die RoCE box, TPU slices joined by optical circuit switches (Jouppi et al., ISCA 2023) and
+the dragonfly (Kim, Dally, Scott, Abts, ISCA 2008).
 """
 
 from __future__ import annotations
@@ -70,6 +73,17 @@ from .build import (
 from .build import _is_nvlink as _is_nvlink  # used by interconnect.transfer
 from .ecmp import ecmp_count
 from .fabrics import cluster, cluster_paths, fat_tree
+from .other_fabrics import (
+    ASSUMED_LATENCY,
+    TPU_CUBE,
+    dragonfly,
+    full_mesh,
+    gaudi_node,
+    mesh_rings,
+    torus_ring,
+    tpu_slice,
+    xgmi_mesh,
+)
 from .paths import (
     ShortestPaths,
     all_shortest_paths,
@@ -91,6 +105,8 @@ __all__ = [
     "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND", "NVL72_GPUS", "NVL72_SWITCH_CHIPS",
     "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster", "cluster_paths",
     "superpod", "nvl72",
+    "ASSUMED_LATENCY", "TPU_CUBE", "full_mesh", "xgmi_mesh", "mesh_rings", "gaudi_node", "tpu_slice", "torus_ring",
+    "dragonfly",
     "gpus", "endpoints", "path", "all_shortest_paths", "ecmp_count", "path_bandwidth", "path_latency", "widest_path",
     "ShortestPaths", "routing_weight",
     "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",

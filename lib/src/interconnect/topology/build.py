@@ -484,12 +484,14 @@ def nvswitch(n=8, link="nvlink4", switches=None, links_per_gpu=None, physical=Fa
     return g
 
 
-def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None):
-    """A k-ary n-dimensional torus of GPUs (wrap-around mesh).
+def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None, wrap=True):
+    """A k-ary n-dimensional torus of GPUs (wrap-around mesh), or the mesh without wrap-around.
 
     GPU at coordinates ``c`` joins ``c +/- 1`` (mod ``k``) along each dimension of
     size ``k``; a dimension of size 2 gives a single edge (not two), a dimension of
-    size 1 gives none.
+    size 1 gives none. With ``wrap=False`` (or False for some dimensions) the link from
+    the last GPU of a dimension back to the first is left out: a k-ary n-mesh
+    (网格), as in a TPU slice smaller than one 4x4x4 cube.
 
     Parameters
     ----------
@@ -497,6 +499,12 @@ def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None):
         Size of each dimension, each >= 1, at least two GPUs in total.
     link, bandwidth, latency
         As in :func:`ring`.
+    wrap : bool or sequence of bool
+        Wrap-around links in every dimension (default, a torus), in none (``False``, a
+        mesh), or per dimension (one bool per entry of ``dims``). Where some dimension
+        has none, ``g.graph["wrap"]`` holds one bool per dimension (a full torus has no
+        such attribute, as before). In a dimension of size 2 the wrap-around link would
+        be the same pair again, so it makes no difference there.
 
     Returns
     -------
@@ -514,6 +522,10 @@ def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None):
     >>> g = torus((4, 4))
     >>> g.number_of_nodes(), g.number_of_edges(), g.nodes["gpu5"]["coords"]   # 4 links per GPU
     (16, 32, (1, 1))
+    >>> torus((4, 4), wrap=False).number_of_edges()     # 2 x 4 x 3: no wrap-around links
+    24
+    >>> torus((4, 4), wrap=(True, False)).number_of_edges()
+    28
     """
     if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
         dims = (dims,)
@@ -527,9 +539,22 @@ def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None):
     total = int(np.prod(dims))
     if total < 2:
         raise ValueError(f"dims={dims!r} has {total} GPU; a torus needs at least 2")
+    if isinstance(wrap, (bool, np.bool_)):
+        wraps = (bool(wrap),) * len(dims)
+    else:
+        try:
+            wraps = tuple(wrap)
+        except TypeError:
+            raise ValueError(f"wrap={wrap!r} must be a bool or one bool per dimension") from None
+        if len(wraps) != len(dims) or not all(isinstance(w, (bool, np.bool_)) for w in wraps):
+            raise ValueError(f"wrap={wrap!r} must be a bool or {len(dims)} bools, one per dimension of dims={dims!r}")
+        wraps = tuple(bool(w) for w in wraps)
     name, bw, lat = _resolve(link, bandwidth, latency)
     shape = "x".join(map(str, dims))
-    g = nx.Graph(name=f"{shape} torus ({_label(name)})", builder="torus", dims=dims)
+    kind = "torus" if all(wraps) else ("mesh" if not any(wraps) else "partial torus")
+    g = nx.Graph(name=f"{shape} {kind} ({_label(name)})", builder="torus", dims=dims)
+    if not all(wraps):
+        g.graph["wrap"] = wraps   # only where it differs, so stored torus graphs keep their attributes
     coords = list(itertools.product(*[range(k) for k in dims]))
     index = {c: i for i, c in enumerate(coords)}
     for i, c in enumerate(coords):
@@ -543,6 +568,8 @@ def torus(dims=(4, 4), link="nvlink2-link", bandwidth=None, latency=None):
             nb = tuple(nb)
             if k == 2 and c[d] == 1:
                 continue  # already added from the other end: one edge, not two
+            if c[d] == k - 1 and not wraps[d]:
+                continue  # no wrap-around link in this dimension
             _edge(g, f"gpu{index[c]}", f"gpu{index[nb]}", bw, lat, name)
     return g
 
