@@ -1,0 +1,70 @@
+"""Checkers for the chapter "Collectives in one page" (book/why/primer)."""
+
+from .. import collectives as C
+from .. import links
+from ..units import GiB
+from . import Answer, exercise
+
+CHAPTER = "book/why/primer"
+
+
+# primer-ex-ring: the ring AllReduce of a 1.3B model's BF16 gradient on 8 GPUs, PCIe 4.0 and NVLink 3
+@exercise("primer-ex-ring", CHAPTER, parts=("sent_per_gpu", "time_pcie", "time_nvlink"),
+          doc="bytes each GPU sends in a ring AllReduce of the 2.6 GB gradient on 8 GPUs, and its time "
+              "on pcie4x16 and on nvlink3 (catalog bandwidth and latency)")
+def _primer_ex_ring():
+    n, p = 2 * 1.3e9, 8
+    _, b, _ = C.cost_terms("allreduce", p, "ring")
+    out = {"sent_per_gpu": Answer(b * n, "B", mistakes={
+        "counted the reduce-scatter half only: the all-gather sends as much again": b * n / 2,
+        "sent the whole vector twice (2n): each of the 2(p-1) steps sends one chunk n/p": 2 * n})}
+    for part, name in (("time_pcie", "pcie4x16"), ("time_nvlink", "nvlink3")):
+        link = links.get_link(name)
+        t = C.collective_time("allreduce", n, p, link.bandwidth, link.latency)
+        out[part] = Answer(t, "s", mistakes={
+            "took the gradient as 4 bytes per parameter (FP32), the exercise says BF16":
+                C.collective_time("allreduce", 2 * n, p, link.bandwidth, link.latency),
+            "used the bidirectional bandwidth: the model needs the per-direction figure":
+                C.collective_time("allreduce", n, p, link.bidirectional_bandwidth, link.latency)})
+    return out
+
+
+# primer-ex-busbw: the same AllReduce on 2 and on 16 GPUs: busbw of each, and which uses its links better
+@exercise("primer-ex-busbw", CHAPTER, parts=("busbw_2", "busbw_16", "better"),
+          doc="bus bandwidths (B/s) of a 4 GiB AllReduce that took 30 ms on 2 GPUs and 52 ms on 16 GPUs, "
+              "and which run uses its links better ('2' or '16')")
+def _primer_ex_busbw():
+    n = 4 * GiB
+    out, busbw = {}, {}
+    for p, t in ((2, 30e-3), (16, 52e-3)):
+        algbw = C.algorithm_bandwidth(n, t)
+        busbw[p] = C.bus_bandwidth("allreduce", algbw, p)
+        mistakes = {"used the AllGather factor (p-1)/p instead of AllReduce's 2(p-1)/p":
+                    C.bus_bandwidth("allgather", algbw, p)}
+        if p > 2:  # at p = 2 the AllReduce factor is 1: algbw and busbw coincide
+            mistakes["reported algbw n / t: busbw multiplies it by 2(p-1)/p"] = algbw
+        out[f"busbw_{p}"] = Answer(busbw[p], "B/s", mistakes=mistakes)
+    better = "16" if busbw[16] > busbw[2] else "2"
+    other = {"16": "2", "2": "16"}[better]
+    out["better"] = Answer(better, choices=("2", "16"), mistakes={
+        other: "compared algorithm bandwidths, which fall with p even on perfect links; compare bus bandwidths"})
+    return out
+
+
+# primer-ex-bidir: the H100's "900 GB/s": the bandwidth to use, and the 14 GB gradient's ring AllReduce on 8 GPUs
+@exercise("primer-ex-bidir", CHAPTER, parts=("bandwidth", "time"),
+          doc="per-direction NVLink 4 bandwidth of an H100 (B/s), and the ring AllReduce time of a 14 GB gradient "
+              "on 8 H100s with it and the catalog latency")
+def _primer_ex_bidir():
+    nv4 = links.get_link("nvlink4")
+    n, p = 14e9, 8
+    t = C.collective_time("allreduce", n, p, nv4.bandwidth, nv4.latency)
+    return {
+        "bandwidth": Answer(nv4.bandwidth, "B/s", mistakes={
+            "took the datasheet's 900 GB/s, both directions added": nv4.bidirectional_bandwidth}),
+        "time": Answer(t, "s", mistakes={
+            "used 900 GB/s, the bidirectional figure: the bandwidth term comes out half as long":
+                C.collective_time("allreduce", n, p, nv4.bidirectional_bandwidth, nv4.latency),
+            "used one NVLink 4 link (nvlink4-link) instead of the GPU's 18":
+                C.collective_time("allreduce", n, p, links.get_link("nvlink4-link").bandwidth, nv4.latency)}),
+    }
