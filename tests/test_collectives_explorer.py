@@ -21,7 +21,7 @@ def test_the_curves_are_the_closed_forms():
     ex._draw({"nic": "ib-ndr", "N": 8})
     ax = ex.fig.axes[0]
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
-    bi, ai, be, ae = xc.cluster_link_parameters("ib-ndr")
+    bi, ai, be, ae = C.hierarchical.cluster_link_parameters("ib-ndr")
     n = lines["two-level, pipelined"].get_xdata()[-1]
     t = C.hierarchical_time("allreduce", n, 8, 8, bi, ai, be, ae)
     assert lines["two-level, pipelined"].get_ydata()[-1] == pytest.approx(C.bus_bandwidth("allreduce", n / t, 64))

@@ -6,17 +6,20 @@ Tolerances
 * One chunk (k = 1): the phases run one after another in both, and on the cluster's
   uncontended rails and NVSwitch every transfer of the plan has its port to itself, so the
   simulator must reproduce the closed form to floating-point rounding (rel 1e-9).
-* Several chunks: the closed form is the ideal pipeline, one chunk through every stage plus
-  ``k - 1`` periods of the busiest resource (its bytes per chunk plus one latency). The
-  simulator shares the NVLink port between the ReduceScatter of one chunk and the AllGather
-  of another by max-min fairness and lets a stage start on a rank as soon as *that* rank's
-  previous stage is done, so stages neither alternate cleanly nor start all together; the
-  closed form is then optimistic by up to about one stage's fill. Over the configurations
-  tested here (2 to 5 nodes, 2 to 4 GPUs, 2 to 16 chunks, 1 MiB to 256 MiB) the two agree
-  within 15 % (the worst seen is 14 %, ReduceScatter with 4 chunks).
+* Several chunks: each ring phase runs one chunk at a time (as successive NCCL calls on one
+  stream do), and the closed form is the pipeline of those phases: one chunk through every
+  phase, then ``k - 1`` periods of the busiest resource, each period charged with all the
+  bytes *and all the latencies* of that resource's phases for one chunk, and no overlap of the
+  fill with anything. The simulator overlaps some of that (the AllGather of one chunk starts
+  on a GPU while the ReduceScatter of the next is finishing elsewhere; the latencies of two
+  phases sharing the NVLink port run side by side), so the closed form is an upper bound:
+  over 1 MiB to 1 GiB, 2 to 8 nodes, 2 to 8 GPUs and 2 to 16 chunks it lies between the
+  simulated time and 20 % above it (the worst seen, 16.5 %, when the NVLink and network
+  phases take about equally long and their latencies matter).
 * Double binary tree: exact for one chunk when ``N`` is a power of two (NCCL's tree then
-  has two children at every level but the root's); for other ``N`` the formula counts two
-  children at every level and is an upper bound, up to 45 % high for one chunk at ``N = 3``.
+  has two children at every level but the root's), within the same 0 to 20 % for several
+  chunks; for other ``N`` the formula counts two children at every level and is an upper
+  bound, up to 45 % high for one chunk at ``N = 3``.
 * Multi-ring: the rings cross the spine where they wrap from the last node to the first on a
   different rail, which adds latency the closed form takes as the network's worst path; 2 %.
 """
@@ -33,7 +36,12 @@ from interconnect import collectives as C
 from interconnect import netsim, topology
 from interconnect.collectives import hierarchical as H
 
-PIPE_RTOL = 0.15
+PIPE_RTOL = 0.20
+
+
+def _upper_bound(cf, sim):
+    """The pipelined closed form is above the simulation by at most PIPE_RTOL."""
+    assert sim * (1 - 1e-9) <= cf <= sim * (1 + PIPE_RTOL), (cf, sim, cf / sim)
 
 
 def _machine(N, g):
@@ -175,7 +183,7 @@ def test_hierarchical_one_chunk_equals_netsim(N, g, op):
     assert sim == pytest.approx(H.hierarchical_time(op, n, N, g, bi, ai, be, ae, chunks=1), rel=1e-9)
 
 
-@pytest.mark.parametrize("N,g", [(2, 4), (4, 4), (4, 2), (3, 3), (5, 2)])
+@pytest.mark.parametrize("N,g", [(2, 8), (4, 8), (4, 4), (4, 2), (3, 3), (5, 2)])
 @pytest.mark.parametrize("op", H.HIERARCHICAL_OPS)
 @pytest.mark.parametrize("k", [2, 4, 16])
 def test_hierarchical_pipelined_against_netsim(N, g, op, k):
@@ -183,21 +191,23 @@ def test_hierarchical_pipelined_against_netsim(N, g, op, k):
     for n in (2**20, 2**28):
         sim = _sim(G, ranks, H.hierarchical_plan(op, N, g, k), n)
         cf = H.hierarchical_time(op, n, N, g, bi, ai, be, ae, chunks=k)
-        assert cf == pytest.approx(sim, rel=PIPE_RTOL)
+        _upper_bound(cf, sim)
         # and the pipeline beats the phases one after another in the simulator too
         if n == 2**28:
             assert sim < _sim(G, ranks, H.hierarchical_plan(op, N, g, 1), n)
 
 
-@pytest.mark.parametrize("N,g", [(2, 4), (4, 4), (4, 2), (8, 2), (5, 2)])
+@pytest.mark.parametrize("N,g", [(2, 8), (4, 4), (4, 2), (8, 2), (5, 2)])
 @pytest.mark.parametrize("k", [1, 4, 16])
 def test_double_binary_tree_against_netsim(N, g, k):
     G, ranks, (bi, ai, be, ae) = _machine(N, g)
     n = 2**28
     sim = _sim(G, ranks, H.hierarchical_plan("allreduce", N, g, k, "double_binary_tree"), n)
     cf = H.hierarchical_time("allreduce", n, N, g, bi, ai, be, ae, chunks=k, inter_algorithm="double_binary_tree")
-    if N & (N - 1) == 0:
-        assert cf == pytest.approx(sim, rel=1e-9 if k == 1 else PIPE_RTOL)
+    if N & (N - 1) == 0 and k == 1:
+        assert cf == pytest.approx(sim, rel=1e-9)
+    elif N & (N - 1) == 0:
+        _upper_bound(cf, sim)
     else:  # the fill counts two children at every level: an upper bound when N is not a power of two
         assert 1 - PIPE_RTOL < cf / sim < 1.45
 
@@ -209,7 +219,10 @@ def test_double_binary_tree_plan_alone_against_netsim():
     for k in (1, 8):
         sim = netsim.simulate(G, H.double_binary_tree_plan(8, k).to_flows(1e9, list(range(1, 9)))).makespan
         cf = H.double_binary_tree_time(1e9, 8, 50e9, 2e-6, chunks=k)
-        assert cf == pytest.approx(sim, rel=1e-9 if k == 1 else PIPE_RTOL)
+        if k == 1:
+            assert cf == pytest.approx(sim, rel=1e-9)
+        else:
+            _upper_bound(cf, sim)
 
 
 @pytest.mark.parametrize("N,g", [(2, 4), (4, 4), (4, 2), (3, 2)])

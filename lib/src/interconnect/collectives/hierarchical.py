@@ -14,12 +14,13 @@ the ``N g`` GPUs are costed here, each with the alpha-beta terms of
   and chunk ``c-1`` gathered inside the node. With stage times ``s_i`` of one chunk
   (``n/k`` bytes) the pipeline takes
 
-  ``T(k) = sum_i s_i + (k - 1) max_R (alpha_R + sum_{i on R} b_i)``,
+  ``T(k) = sum_i s_i + (k - 1) max_R (max_{i on R} a_i alpha_i + sum_{i on R} b_i)``,
 
   the time of one chunk through every stage (the *fill*) plus ``k - 1`` periods of the
   busiest resource ``R`` (the node's NVLink ports carry both intra-node stages, the NICs
-  the inter-node one), each period the bytes of one chunk through ``R`` (``b_i``, the
-  stages' bandwidth terms) plus one latency that the next chunk cannot hide. ``k = 1`` is the additive formula; for large ``k`` the time tends
+  the inter-node one). A stage handles one chunk at a time, so a period holds the bytes of
+  one chunk through ``R`` (``b_i``, the stages' bandwidth terms) and its latencies (the
+  stages on one resource run side by side, so the larger of their latency terms). ``k = 1`` is the additive formula; for large ``k`` the time tends
   to the larger of the two resources' bandwidth terms. AllGather and ReduceScatter have
   two phases (across the rails, then inside the node; and the reverse).
 * **Multi-ring (flat)**, :func:`multi_ring_time`: one ring over all ``N g`` GPUs per NIC,
@@ -50,6 +51,7 @@ R. Thakur, R. Rabenseifner and W. Gropp, IJHPCA 19(1):49-66, 2005 (each phase's 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -57,10 +59,31 @@ from .._validate import as_count, as_nonnegative, as_positive, choice
 from .cost import collective_time, cost_terms
 from .schedules import schedule
 
+
+def cluster_link_parameters(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4"):
+    """``(B_intra, alpha_intra, B_inter, alpha_inter)`` of :func:`interconnect.topology.cluster`.
+
+    The bandwidth (bytes/s per direction) and latency (s) of the path from GPU 0 to GPU 1 of
+    a node (through its NVSwitch) and from GPU 0 of node 0 to GPU 0 of node 1 (its rail:
+    PCIe, NIC, leaf, NIC, PCIe), so that the closed forms here price the machine the flow
+    simulator runs.
+
+    Examples
+    --------
+    >>> bi, ai, be, ae = cluster_link_parameters()
+    >>> bi / 1e9, be / 1e9, round(ae * 1e6, 2)
+    (450.0, 50.0, 3.2)
+    """
+    from ..topology import cluster, path_bandwidth, path_latency
+
+    g = cluster(2, as_count("gpus_per_node", gpus_per_node, minimum=2), nvlink=nvlink, nic=nic)
+    a, b, c = "n0.gpu0", "n0.gpu1", "n1.gpu0"
+    return path_bandwidth(g, a, b), path_latency(g, a, b), path_bandwidth(g, a, c), path_latency(g, a, c)
+
 __all__ = [
     "HIERARCHICAL_OPS", "INTER_ALGORITHMS", "Plan", "Stage", "hierarchical_phases", "hierarchical_time", "optimal_chunks",
     "multi_ring_time", "multi_ring_orders", "double_binary_tree", "double_binary_tree_time",
-    "double_binary_tree_plan", "hierarchical_plan", "pipeline_time",
+    "double_binary_tree_plan", "hierarchical_plan", "pipeline_time", "cluster_link_parameters",
 ]
 
 #: Operations with a two-level form.
@@ -110,9 +133,8 @@ class Stage:
         Seconds of the resource's bandwidth one chunk uses (the bytes through the busiest
         port divided by its bandwidth).
     latency : float
-        Seconds each further chunk adds besides its bytes: the same transfer of the next
-        chunk starts only when this one has *arrived*, so one ``alpha`` per chunk is not
-        hidden.
+        Seconds each further chunk adds besides its bytes: a ring stage's ``a alpha`` (it
+        handles one chunk at a time), a tree's one ``alpha`` (each edge pipelines chunks).
     """
 
     name: str
@@ -155,6 +177,7 @@ def pipeline_time(stages, chunks):
     return fill + (k - 1) * max((per[r] + lat[r] for r in per), default=0.0)
 
 
+@lru_cache(maxsize=256)
 def _tree_shape(N):
     """Depth ``D`` of the double binary tree and the busiest port's bytes per chunk in units of ``m``."""
     parents = double_binary_tree(N)
@@ -235,16 +258,28 @@ def double_binary_tree_time(nbytes, ranks, bandwidth, latency, chunks=1):
     k = _check_chunks(chunks)
     if N == 1:
         return 0.0
-    ks = range(1, _MAX_CHUNKS + 1) if k == "auto" else (k,)
-    return min(pipeline_time([_tree_stage("tree", "inter", M, N, B, a, kk)], kk) for kk in ks)
+    if k != "auto":
+        return pipeline_time([_tree_stage("tree", "inter", M, N, B, a, k)], k)
+    D, W = _tree_shape(N)
+    ks = np.arange(1, _MAX_CHUNKS + 1, dtype=float)
+    m = M / (2.0 * ks)  # the same expression as _tree_stage and pipeline_time, for every k at once
+    return float(np.min(2 * D * a + 2 * (2 * D - 1) * m / B + (ks - 1) * (W * m / B + a)))
 
 
-def _ring_stage(name, resource, sub, m, p, B, a, gamma):
+def _ring_stage(name, resource, sub, m, p, B, a, gamma, k=1):
+    """:class:`Stage` of a ring ``sub`` of ``m`` bytes (one chunk) over ``p`` ports.
+
+    A stage runs one chunk at a time (as successive NCCL calls on one stream do), so a chunk
+    takes the ring's own time ``a alpha + b m / B`` (``fill``); its ``a`` latencies are part
+    of every period (``latency``). ``m`` may be an array (one entry per chunk count).
+    """
     if p == 1:
-        return Stage(name, resource, 0.0, 0.0, 0.0)
+        z = np.zeros(np.shape(m)) if np.ndim(m) else 0.0
+        return Stage(name, resource, z, z, 0.0)
     steps, b, c = (float(x) for x in cost_terms(sub, p, "ring"))
     bw = b * m / B + c * m * gamma
-    return Stage(name, resource, float(collective_time(sub, m, p, B, a, "ring", gamma)), bw, a)
+    fill = collective_time(sub, m, p, B, a, "ring", gamma)
+    return Stage(name, resource, fill, bw, steps * a)
 
 
 def hierarchical_phases(op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth,
@@ -272,16 +307,21 @@ def hierarchical_phases(op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra
     lat = {"intra": float(as_nonnegative("intra_latency", intra_latency, "seconds")),
            "inter": float(as_nonnegative("inter_latency", inter_latency, "seconds"))}
     gamma = float(as_nonnegative("gamma", gamma, "s/byte"))
+    return _stages(op, n, N, g, bw, lat, k, inter_algorithm, gamma)
+
+
+def _stages(op, n, N, g, bw, lat, k, inter_algorithm, gamma):
+    """The stages for ``k`` chunks (an int, or an array of chunk counts giving arrays)."""
     size = {"intra": g, "inter": N}
     out = []
     for scope, sub, frac in _phases(op, g):
-        m = frac * n / k
+        m = frac * n / (k if np.ndim(k) == 0 else np.asarray(k, dtype=float))
         name = f"{scope} {sub}"
         if scope == "inter" and inter_algorithm == "double_binary_tree":
             out.append(_tree_stage(name, scope, m, N, bw[scope], lat[scope], 1))
         else:
             out.append(_ring_stage(name, scope, sub, m, size[scope], bw[scope], lat[scope],
-                                   gamma if sub != "allgather" else 0.0))
+                                   gamma if sub != "allgather" else 0.0, k))
     return out
 
 
@@ -336,7 +376,7 @@ def hierarchical_time(op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra_l
 
     >>> args = ("allreduce", 2**30, 4, 8, 450e9, 1e-6, 50e9, 5e-6)
     >>> round(hierarchical_time(*args, chunks=1) * 1e3, 2), round(hierarchical_time(*args) * 1e3, 2)
-    (8.25, 4.36)
+    (8.25, 4.75)
     """
     k = _check_chunks(chunks)
     if k == "auto":
@@ -351,31 +391,33 @@ def optimal_chunks(op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra_late
                    inter_algorithm="ring", gamma=0.0):
     """The chunk count ``k`` in ``1..4096`` that minimises :func:`hierarchical_time`.
 
-    Each stage's ``fill``, ``period`` and ``latency`` are ``x + y / k`` (latencies plus bytes
-    of a chunk), so ``T(k)`` grows with ``k`` through the latencies of the periods and
-    shrinks through the fill; every ``k`` is evaluated, the smallest wins a tie.
+    ``T(k)`` grows with ``k`` through the latencies of the periods and shrinks through the
+    fill; every ``k`` is evaluated (as arrays), the smallest wins a tie.
 
     Examples
     --------
     >>> optimal_chunks("allreduce", 2**30, 4, 8, 450e9, 1e-6, 50e9, 5e-6) > 1
     True
     """
+    op = choice("op", op, HIERARCHICAL_OPS)
+    N, g = _check_shape(nodes, gpus_per_node)
+    n = float(as_positive("nbytes", nbytes, "bytes"))
+    inter_algorithm = choice("inter_algorithm", inter_algorithm, INTER_ALGORITHMS)
+    if inter_algorithm == "double_binary_tree" and op != "allreduce":
+        raise ValueError(f"inter_algorithm='double_binary_tree' is an AllReduce; op={op!r} allows 'ring'")
+    bw = {"intra": float(as_positive("intra_bandwidth", intra_bandwidth, "bytes/s (per direction)")),
+          "inter": float(as_positive("inter_bandwidth", inter_bandwidth, "bytes/s (per direction)"))}
+    lat = {"intra": float(as_nonnegative("intra_latency", intra_latency, "seconds")),
+           "inter": float(as_nonnegative("inter_latency", inter_latency, "seconds"))}
+    gamma = float(as_nonnegative("gamma", gamma, "s/byte"))
     ks = np.arange(1, _MAX_CHUNKS + 1, dtype=float)
-    args = (op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth, inter_latency)
-    s1 = hierarchical_phases(*args, 1, inter_algorithm, gamma)
-    s2 = hierarchical_phases(*args, 2, inter_algorithm, gamma)
-
-    def at_k(x1, x2):  # x(k) = lat + bw / k from x(1) and x(2)
-        bw = 2.0 * (x1 - x2)
-        return (x1 - bw) + bw / ks
-
-    fill = np.zeros(ks.size)
-    per, lat = {}, {}
-    for a, b in zip(s1, s2):
-        fill += at_k(a.fill, b.fill)
-        per[a.resource] = per.get(a.resource, 0.0) + at_k(a.period, b.period)
-        lat[a.resource] = np.maximum(lat.get(a.resource, 0.0), at_k(a.latency, b.latency))
-    busiest = np.max(np.stack([per[r] + lat[r] for r in per]), axis=0)
+    st = _stages(op, n, N, g, bw, lat, ks, inter_algorithm, gamma)
+    fill = sum(np.broadcast_to(s.fill, ks.shape) for s in st)
+    per, lt = {}, {}
+    for s in st:
+        per[s.resource] = per.get(s.resource, 0.0) + s.period
+        lt[s.resource] = np.maximum(lt.get(s.resource, 0.0), s.latency)
+    busiest = np.max(np.stack([np.broadcast_to(per[r] + lt[r], ks.shape) for r in per]), axis=0)
     return int(ks[int(np.argmin(fill + (ks - 1) * busiest))])
 
 
@@ -538,8 +580,9 @@ def hierarchical_plan(op, nodes, gpus_per_node, chunks=1, inter_algorithm="ring"
     """The transfers of :func:`hierarchical_time`'s pipelined two-level ``op`` (ranks ``j g + i``).
 
     Chunk ``c`` of a phase starts on a rank when chunk ``c`` of the previous phase has arrived
-    there, and each transfer of chunk ``c`` waits for the same transfer of chunk ``c - 1``
-    (one chunk at a time per channel), so the phases overlap as a pipeline.
+    there and the rank has finished chunk ``c - 1`` of this phase (a ring phase runs one chunk
+    at a time, as successive NCCL calls on one stream; in the tree each edge carries one chunk
+    at a time), so the phases overlap as a pipeline.
 
     Returns
     -------
@@ -570,16 +613,17 @@ def hierarchical_plan(op, nodes, gpus_per_node, chunks=1, inter_algorithm="ring"
                 continue
             sch = schedule(sub, p, "ring", 1)
             share = sch.transfer_bytes(frac / k)
-            last_in = {}
+            last_in, last_out = {}, {}
             for t in range(len(sch)):
                 last_in[int(sch.dst[t])] = t
+                last_out[int(sch.src[t])] = t
             for c in range(k):
                 local = []
                 for t in range(len(sch)):
                     s, d = int(sch.src[t]), int(sch.dst[t])
                     deps = [local[x] for x in sch.deps(t)] + list(ready[c][members[s]])
-                    if c > 0:
-                        deps.append(prev[gi, c - 1][t])
+                    if c > 0:  # one chunk at a time: the rank has finished chunk c - 1 of this stage
+                        deps += [prev[gi, c - 1][last_in[s]], prev[gi, c - 1][last_out[s]]]
                     local.append(b.add(members[s], members[d], float(share[t]), deps, tag))
                 prev[gi, c] = local
                 for d_local, t in last_in.items():

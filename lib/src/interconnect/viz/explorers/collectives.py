@@ -11,13 +11,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from ... import collectives, links, netsim, plots, topology
+from ... import collectives, links, netsim, plots
+from ...collectives.hierarchical import cluster_link_parameters
 from ..._validate import as_count
 from ...units import GiB, fmt_bandwidth, fmt_time, us
 from ...widgets import Explorer, Param
 
-__all__ = ["allreduce_explorer", "ring_allreduce_animation", "cost_text", "multinode_allreduce_explorer",
-           "cluster_link_parameters"]
+__all__ = ["allreduce_explorer", "ring_allreduce_animation", "cost_text", "multinode_allreduce_explorer"]
 
 
 def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2", "nvlink3", "nvlink4", "nvlink5"),
@@ -209,18 +209,8 @@ def cost_text(op, p, algorithm="ring"):
     return text + (f" + {c:.4g} nγ" if c else "")
 
 
-def cluster_link_parameters(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4"):
-    """``(B_intra, alpha_intra, B_inter, alpha_inter)`` of :func:`interconnect.topology.cluster`:
-    the bandwidth and latency of the path from GPU 0 to GPU 1 of a node and from GPU 0 of
-    node 0 to GPU 0 of node 1 (its rail), so the closed forms price the simulated machine."""
-    g = topology.cluster(2, gpus_per_node, nvlink=nvlink, nic=nic)
-    a, b, c = "n0.gpu0", "n0.gpu1", "n1.gpu0"
-    return (topology.path_bandwidth(g, a, b), topology.path_latency(g, a, b),
-            topology.path_bandwidth(g, a, c), topology.path_latency(g, a, c))
-
-
 def multinode_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr"), default_nic="ib-ndr", gpus_per_node=8,
-                                 nodes=(2, 4, 8, 16, 32, 64, 128)):
+                                 nodes=(2, 8, 32, 128)):
     """AllReduce bus bandwidth across nodes against message size: the two-level scheme with
     its phases added and pipelined, one ring per NIC, and the double binary tree across nodes
     (chapter "Collective communication", section "Across nodes").
@@ -237,7 +227,7 @@ def multinode_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr"), defau
     if default not in nic_list:
         raise ValueError(f"default_nic={default_nic!r} is not in nic_names {tuple(nic_names)}")
     params = {l.name: cluster_link_parameters(l.name, g) for l in nic_list}
-    sizes = 2.0 ** np.arange(16, 35, 0.5)
+    sizes = 2.0 ** np.arange(16, 35)
     curves = ("two-level, phases added", "two-level, pipelined", "one ring per NIC", "two-level, tree across nodes")
 
     def busbw(nic, N):
