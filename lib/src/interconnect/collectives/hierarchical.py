@@ -20,7 +20,8 @@ the ``N g`` GPUs are costed here, each with the alpha-beta terms of
   busiest resource ``R`` (the node's NVLink ports carry both intra-node stages, the NICs
   the inter-node one). A stage handles one chunk at a time, so a period holds the bytes of
   one chunk through ``R`` (``b_i``, the stages' bandwidth terms) and its latencies (the
-  stages on one resource run side by side, so the larger of their latency terms). ``k = 1`` is the additive formula; for large ``k`` the time tends
+  stages on one resource run side by side, so the larger of their latency terms).
+  ``k = 1`` is the additive formula; for large ``k`` the time tends
   to the larger of the two resources' bandwidth terms. AllGather and ReduceScatter have
   two phases (across the rails, then inside the node; and the reverse).
 * **Multi-ring (flat)**, :func:`multi_ring_time`: one ring over all ``N g`` GPUs per NIC,
@@ -81,7 +82,8 @@ def cluster_link_parameters(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4"):
     return path_bandwidth(g, a, b), path_latency(g, a, b), path_bandwidth(g, a, c), path_latency(g, a, c)
 
 __all__ = [
-    "HIERARCHICAL_OPS", "INTER_ALGORITHMS", "Plan", "Stage", "hierarchical_phases", "hierarchical_time", "optimal_chunks",
+    "HIERARCHICAL_OPS", "INTER_ALGORITHMS", "Plan", "Stage", "hierarchical_phases", "hierarchical_time",
+    "optimal_chunks",
     "multi_ring_time", "multi_ring_orders", "double_binary_tree", "double_binary_tree_time",
     "double_binary_tree_plan", "hierarchical_plan", "pipeline_time", "cluster_link_parameters",
 ]

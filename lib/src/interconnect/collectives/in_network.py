@@ -14,8 +14,8 @@ from .._validate import as_count, as_nonnegative, as_positive, choice
 from .algorithms import OPS
 from .cost import collective_time
 
-__all__ = ["IN_NETWORK_OPS", "IN_NETWORK_ALGORITHMS", "in_network_time", "hierarchical_allreduce_time", "in_network_achieved",
-           "in_network_gain"]
+__all__ = ["IN_NETWORK_OPS", "IN_NETWORK_ALGORITHMS", "in_network_time", "hierarchical_allreduce_time",
+           "in_network_achieved", "in_network_gain"]
 
 
 #: Operations a switch with in-network reduction and multicast can carry out.

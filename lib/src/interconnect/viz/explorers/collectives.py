@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from ... import collectives, links, netsim, plots
-from ...collectives.hierarchical import cluster_link_parameters
 from ..._validate import as_count
+from ...collectives.hierarchical import cluster_link_parameters
 from ...units import GiB, fmt_bandwidth, fmt_time, us
 from ...widgets import Explorer, Param
 
