@@ -343,7 +343,7 @@ def hierarchical_time(op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra_l
     Each phase is a ring (alpha-beta, :func:`~interconnect.collectives.collective_time`);
     with ``inter_algorithm="double_binary_tree"`` the AllReduce across the nodes is
     NCCL's double binary tree (:func:`double_binary_tree_time`). The vector is cut into
-    ``k`` chunks that flow through the phases as a pipeline (:func:`pipeline_time`): the
+    ``k`` chunks that flow through the phases as a pipeline (``hierarchical.pipeline_time``): the
     two intra-node phases share the node's NVLink ports, the inter-node phase the NICs.
     With ``k = 1`` and rings this is exactly
     :func:`~interconnect.collectives.hierarchical_allreduce_time`'s sum of the phases.
@@ -361,7 +361,7 @@ def hierarchical_time(op, nbytes, nodes, gpus_per_node, intra_bandwidth, intra_l
         The same for a GPU's NIC.
     chunks : int or "auto"
         ``k`` in ``1..4096``; ``"auto"`` (default) the ``k`` with the least time
-        (:func:`optimal_chunks`).
+        (``hierarchical.optimal_chunks``).
     inter_algorithm : {"ring", "double_binary_tree"}
     gamma : float
         Reduction time per byte, s/byte.
