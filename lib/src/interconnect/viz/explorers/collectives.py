@@ -252,7 +252,7 @@ def multinode_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr"), defau
         ax.set_yscale("log")
         ax.set_ylim(1e9, 3e12)
         ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: fmt_bandwidth(v)))
-        ax.legend(loc="upper left", fontsize="small")
+        ax.legend(loc="lower right", fontsize="small")
         title = ax.set_title(" ")
 
         def update(nic, N):
