@@ -15,7 +15,8 @@ Tolerances
   phases sharing the NVLink port run side by side), so the closed form is an upper bound:
   over 1 MiB to 1 GiB, 2 to 8 nodes, 2 to 8 GPUs and 2 to 16 chunks it lies between the
   simulated time and 20 % above it (the worst seen, 16.5 %, when the NVLink and network
-  phases take about equally long and their latencies matter).
+  phases take about equally long and their latencies matter). The parametrised tests below
+  check a subset: 1 MiB and 256 MiB on 2 to 5 nodes of 2 to 8 GPUs.
 * Double binary tree: exact for one chunk when ``N`` is a power of two (NCCL's tree then
   has two children at every level but the root's), within the same 0 to 20 % for several
   chunks; for other ``N`` the formula counts two children at every level and is an upper
