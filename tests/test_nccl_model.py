@@ -201,3 +201,14 @@ def test_custom_machine_and_graph():
     assert t["ring", "Simple"][1] == pytest.approx(40e9 * 8 / 14)
     assert t["ring", "Simple"][0] == pytest.approx((8.4 + 14 * 5.7) * 1e-6)  # PCI hwLat
     assert math.isfinite(N.nccl_time("allreduce", GiB, 8, machine=m))
+
+
+def test_validation_table_is_the_tests_points():
+    checks = N.nccl_validation()
+    names = {c.name for c in checks}
+    assert names == {r[0] for r in LARGE} | {r[0] for r in SWEEP_SMALL} | {"b200-efa-4node-allreduce-busbw"}
+    for c in checks:
+        assert c.error == pytest.approx(c.predicted / get(c.name).value - 1)
+        if c.nbytes >= 256 * MiB:
+            assert abs(c.error) <= 0.10, c
+    assert [c.machine for c in N.nccl_validation("dgx-h100")] == ["dgx-h100"] * 2

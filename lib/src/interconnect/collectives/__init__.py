@@ -11,6 +11,10 @@
   :func:`interconnect.netsim.simulate_collective`).
 * :mod:`~interconnect.collectives.in_network`: in-switch reduction (SHARP) and the
   two-level AllReduce.
+* :mod:`~interconnect.collectives.hierarchical`: collectives across nodes in closed form,
+  two-level with pipelined phases (:func:`hierarchical_time`), one ring per NIC
+  (:func:`multi_ring_time`) and NCCL's double binary tree (:func:`double_binary_tree_time`),
+  each with a transfer plan the flow simulator checks.
 * :mod:`~interconnect.collectives.nccl`: NCCL's own tuning model (``src/graph/tuning.cc``)
   ported: per algorithm and protocol the latency, the achieved bandwidth and the channels,
   NCCL's choice by size, :func:`nccl_time` and :func:`nccl_busbw`.
@@ -20,7 +24,7 @@ Deprecated spellings, accepted silently for one release: alltoall ``"direct"`` i
 ``"ring"`` in the simulator is ``"chain"`` (see :mod:`~interconnect.collectives.algorithms`).
 """
 
-from . import algorithms, cost, in_network, nccl, schedules  # noqa: F401 (the submodules)
+from . import algorithms, cost, hierarchical, in_network, nccl, schedules  # noqa: F401 (the submodules)
 from .algorithms import (
     COST_ALIASES,
     OPS,
@@ -50,7 +54,20 @@ from .cost import (  # noqa: F401 (_op_alg, _POW2, ...: private names other modu
     crossover_size,
     half_performance_size,
 )
-from .in_network import IN_NETWORK_OPS, hierarchical_allreduce_time, in_network_time
+from .hierarchical import (
+    double_binary_tree,
+    double_binary_tree_time,
+    hierarchical_time,
+    multi_ring_time,
+)
+from .in_network import (
+    IN_NETWORK_ALGORITHMS,
+    IN_NETWORK_OPS,
+    hierarchical_allreduce_time,
+    in_network_achieved,
+    in_network_gain,
+    in_network_time,
+)
 from .nccl import (
     MACHINES as NCCL_MACHINES,
 )
@@ -77,4 +94,6 @@ __all__ = [
     "schedule_algorithm", "closed_form_of", "Schedule", "schedule", "run_collective",
     "NCCL_COMMIT", "NCCL_MACHINES", "NcclMachine", "NcclGraph", "NcclPrediction", "nccl_graphs", "nccl_table",
     "nccl_time", "nccl_choice", "nccl_busbw", "nccl_busbw_curve", "nccl_predict",
+    "hierarchical_time", "multi_ring_time", "double_binary_tree", "double_binary_tree_time",
+    "IN_NETWORK_ALGORITHMS", "in_network_achieved", "in_network_gain",
 ]

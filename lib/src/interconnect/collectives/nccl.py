@@ -96,7 +96,7 @@ from .nccl_graphs import (
 __all__ = [
     "NCCL_COMMIT", "CONSTANTS", "NCCL_ALGORITHMS", "NCCL_PROTOCOLS", "NCCL_OPS", "NcclMachine", "NcclGraph",
     "NcclPrediction", "MACHINES", "nccl_graphs", "nccl_table", "nccl_time", "nccl_choice", "nccl_busbw",
-    "nccl_busbw_curve", "nccl_predict",
+    "nccl_busbw_curve", "nccl_predict", "VALIDATION", "NcclCheck", "nccl_validation",
 ]
 
 # --- ncclTopoTuneModel -------------------------------------------------------------------
@@ -435,3 +435,70 @@ def nccl_busbw_curve(op, sizes, nranks, nnodes=1, machine="dgx-h100", algorithm=
     flat = np.atleast_1d(np.asarray(sizes, dtype=float))
     out = np.array([nccl_busbw(op, s, nranks, nnodes, machine, algorithm, protocol) for s in flat])
     return out.reshape(np.shape(sizes))
+
+
+# --- published nccl-tests points, for the figures and the tests ----------------------------
+#: Published AllReduce busbw points of :mod:`interconnect.catalog.measurements` with what NCCL
+#: was asked: ``(measurement name, machine, message bytes, GPUs, nodes, algorithm pinned or None)``.
+VALIDATION = (
+    ("a100-nvlink3-allreduce-busbw", "dgx-a100", 16 * 2**30, 8, 1, None),
+    ("a100-nvlink3-allreduce-busbw-issue175", "dgx-a100", 4 * 2**30, 8, 1, None),
+    ("h100-nvlink4-allreduce-ring-busbw-maintainer", "dgx-h100", 16 * 2**30, 8, 1, "ring"),
+    ("h100-nvlink4-allreduce-nvls-busbw-maintainer", "dgx-h100", 16 * 2**30, 8, 1, None),
+    ("h200-nvlink4-allreduce-ring-busbw", "dgx-h200", 16 * 2**30, 8, 1, "ring"),
+    ("h200-nvlink4-allreduce-nvls-busbw", "dgx-h200", 16 * 2**30, 8, 1, None),
+    ("h200-nvlink4-allreduce-nvls-busbw-issue272", "dgx-h200", 4 * 2**30, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-32kib", "dgx-h200", 32 * 2**10, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-1mib", "dgx-h200", 2**20, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-16mib", "dgx-h200", 16 * 2**20, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-64mib", "dgx-h200", 64 * 2**20, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-256mib", "dgx-h200", 256 * 2**20, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-1gib", "dgx-h200", 2**30, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-4gib", "dgx-h200", 4 * 2**30, 8, 1, None),
+    ("h200-nvlink4-allreduce-busbw-16gib", "dgx-h200", 16 * 2**30, 8, 1, None),
+    ("b200-nvlink5-allreduce-busbw-4gib", "dgx-b200", 4 * 2**30, 8, 1, None),
+    ("b200-efa-4node-allreduce-busbw", "dgx-b200", 16 * 2**30, 32, 4, None),
+)
+
+
+@dataclass(frozen=True)
+class NcclCheck:
+    """One published point against NCCL's model: ``error = predicted / measured - 1``."""
+
+    name: str
+    machine: str
+    nbytes: float
+    nranks: int
+    nnodes: int
+    algorithm: str
+    protocol: str
+    predicted: float
+    measured: float
+    error: float
+
+
+def nccl_validation(machine=None):
+    """Every published point of :data:`VALIDATION` (optionally of one machine) with NCCL's prediction.
+
+    Returns
+    -------
+    list of NcclCheck
+        The pair NCCL runs (or the pinned one), predicted and measured busbw (bytes/s), and
+        the relative error. Nothing is fitted: the constants are NCCL's.
+
+    Examples
+    --------
+    >>> [f"{c.error:+.1%}" for c in nccl_validation("dgx-a100")]
+    ['+2.1%', '+3.0%']
+    """
+    from ..catalog.measurements import get
+
+    out = []
+    for name, m, size, nranks, nnodes, alg in VALIDATION:
+        if machine is not None and m != machine:
+            continue
+        p = nccl_predict("allreduce", size, nranks, nnodes, machine=m, algorithm=alg)
+        meas = get(name).value
+        out.append(NcclCheck(name, m, float(size), nranks, nnodes, p.algorithm, p.protocol, p.busbw, meas,
+                             p.busbw / meas - 1))
+    return out

@@ -127,3 +127,54 @@ def _coll_ex_compose():
             "took the p -> infinity limit 2": 2.0,
             "used p - 1 whole steps, 2(p-1), without dividing by p": 2.0 * (p - 1)})),
     }
+
+
+# coll-ex-overlap: 16 DGX H100-like nodes, 4 GiB AllReduce: phases added, pipelined, and the NIC floor
+@exercise("coll-ex-overlap", CHAPTER, parts=("added", "pipelined", "nic_floor"),
+          doc="two-level AllReduce of 4 GiB on 16 nodes x 8 GPUs (topology.cluster, NDR NICs): time (s) with the "
+              "phases added, pipelined (best chunk count), and the inter-node bandwidth term 2(N-1)/N n/(g B_NIC)")
+def _coll_ex_overlap():
+    n, N, g = 4 * GiB, 16, 8
+    bi, ai, be, ae = C.hierarchical.cluster_link_parameters("ib-ndr", g)
+    added = C.hierarchical_time("allreduce", n, N, g, bi, ai, be, ae, chunks=1)
+    piped = C.hierarchical_time("allreduce", n, N, g, bi, ai, be, ae)
+    floor = C.cost_terms("allreduce", N, "ring")[1] * n / g / be
+    flat_one_nic = C.collective_time("allreduce", n, N * g, be, ae)
+    return {
+        "added": Answer(added, "s", mistakes=_distinct(added, {
+            "sent all n bytes across the network on every rail, not n/g": (
+                C.collective_time("reducescatter", n, g, bi, ai) + C.collective_time("allreduce", n, N, be, ae)
+                + C.collective_time("allgather", n, g, bi, ai)),
+            "priced a flat ring over all 128 GPUs through one NIC per node": flat_one_nic})),
+        "pipelined": Answer(piped, "s", mistakes=_distinct(piped, {
+            "added the phases: the pipeline overlaps them": added,
+            "took the bandwidth floor alone: the pipeline still pays its fill and latencies": floor})),
+        "nic_floor": Answer(floor, "s", mistakes=_distinct(floor, {
+            "forgot to divide by g: each rail carries n/g": floor * g,
+            "used the bidirectional NIC rate": floor / 2})),
+    }
+
+
+# coll-ex-nvls: NVLink SHARP as NCCL achieves it on 4 and 8 H100
+@exercise("coll-ex-nvls", CHAPTER, parts=("busbw_nvls_p8", "gain_p8", "gain_p4"),
+          doc="NCCL model, DGX H100, 8 GiB AllReduce: NVLS busbw on 8 GPUs (B/s), and host-based time over NVLS time "
+              "on 8 and on 4 GPUs")
+def _coll_ex_nvls():
+    n = 8 * GiB
+    net8, host8 = C.in_network_achieved("allreduce", n, 8, machine="dgx-h100")
+    nv4 = links.get_link("nvlink4")
+    peak = C.bus_bandwidth("allreduce", n / C.in_network_time("allreduce", n, 8, nv4.bandwidth, nv4.latency), 8)
+    g8 = C.in_network_gain("allreduce", n, 8, machine="dgx-h100")
+    g4 = C.in_network_gain("allreduce", n, 4, machine="dgx-h100")
+    return {
+        "busbw_nvls_p8": Answer(net8.busbw, "B/s", rtol=0.03, mistakes=_distinct(net8.busbw, {
+            "used the line-rate model (in_network_time): NVLS does not reduce for free": peak,
+            "gave algbw, not busbw": net8.algbw})),
+        "gain_p8": Answer(g8, "1", rtol=0.03, mistakes=_distinct(g8, {
+            "compared with the line-rate NVLS model (in_network_time)":
+                host8.time / C.in_network_time("allreduce", n, 8, nv4.bandwidth, nv4.latency),
+            "inverted the ratio": 1 / g8})),
+        "gain_p4": Answer(g4, "1", rtol=0.03, mistakes=_distinct(g4, {
+            "assumed NVLS always helps (gain of 8 GPUs)": g8,
+            "inverted the ratio": 1 / g4})),
+    }

@@ -13,10 +13,11 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from ... import collectives, links, netsim, plots
 from ..._validate import as_count
+from ...collectives.hierarchical import cluster_link_parameters
 from ...units import GiB, fmt_bandwidth, fmt_time, us
 from ...widgets import Explorer, Param
 
-__all__ = ["allreduce_explorer", "ring_allreduce_animation", "cost_text"]
+__all__ = ["allreduce_explorer", "ring_allreduce_animation", "cost_text", "multinode_allreduce_explorer"]
 
 
 def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2", "nvlink3", "nvlink4", "nvlink5"),
@@ -206,3 +207,74 @@ def cost_text(op, p, algorithm="ring"):
     a, b, c = collectives.cost_terms(op, p, algorithm)
     text = f"{a:g} α + {b:.4g} nβ"
     return text + (f" + {c:.4g} nγ" if c else "")
+
+
+def multinode_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr"), default_nic="ib-ndr", gpus_per_node=8,
+                                 nodes=(2, 8, 32, 128)):
+    """AllReduce bus bandwidth across nodes against message size: the two-level scheme with
+    its phases added and pipelined, one ring per NIC, and the double binary tree across nodes
+    (chapter "Collective communication", section "Across nodes").
+
+    Sliders: the NIC (one per GPU, on a rail-optimised :func:`interconnect.topology.cluster`
+    of DGX H100-like nodes) and the number of nodes. Times from
+    :func:`interconnect.collectives.hierarchical_time` (``chunks=1`` and ``"auto"``),
+    :func:`interconnect.collectives.multi_ring_time`; busbw in nccl-tests' convention for
+    ``p = N g`` GPUs.
+    """
+    g = as_count("gpus_per_node", gpus_per_node, minimum=2)
+    nic_list = [links.get_link(n) for n in nic_names]
+    default = links.get_link(default_nic)
+    if default not in nic_list:
+        raise ValueError(f"default_nic={default_nic!r} is not in nic_names {tuple(nic_names)}")
+    params = {l.name: cluster_link_parameters(l.name, g) for l in nic_list}
+    sizes = 2.0 ** np.arange(16, 35)
+    curves = ("two-level, phases added", "two-level, pipelined", "one ring per NIC", "two-level, tree across nodes")
+
+    def busbw(nic, N):
+        bi, ai, be, ae = params[nic]
+        p = N * g
+        hier = collectives.hierarchical_time
+        t = {curves[0]: [hier("allreduce", n, N, g, bi, ai, be, ae, chunks=1) for n in sizes],
+             curves[1]: [hier("allreduce", n, N, g, bi, ai, be, ae) for n in sizes],
+             curves[2]: [collectives.multi_ring_time("allreduce", n, N, g, bi, ai, be, ae) for n in sizes],
+             curves[3]: [hier("allreduce", n, N, g, bi, ai, be, ae, inter_algorithm="double_binary_tree")
+                         for n in sizes]}
+        return {k: collectives.bus_bandwidth("allreduce", sizes / np.asarray(v), p) for k, v in t.items()}
+
+    def make_figure():
+        fig, ax = plots.new_figure("AllReduce across nodes", "message size n", "bus bandwidth (per direction)",
+                                   figsize=(6.4, 3.9))
+        lines = {}
+        for i, name in enumerate(curves):
+            (lines[name],) = ax.plot(sizes, sizes, color=plots.PALETTE[i], linestyle=plots.LINESTYLES[i], label=name)
+        (nic_line,) = ax.plot(sizes[[0, -1]], [1.0, 1.0], color="#888888", linestyle=":", label=f"{g} NICs per node")
+        plots.bytes_axis(ax)
+        ax.set_yscale("log")
+        ax.set_ylim(1e9, 3e12)
+        ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: fmt_bandwidth(v)))
+        ax.legend(loc="lower right", fontsize="small")
+        title = ax.set_title(" ")
+
+        def update(nic, N):
+            for name, bw in busbw(nic, N).items():
+                lines[name].set_ydata(bw)
+            nic_line.set_ydata([g * params[nic][2]] * 2)
+            title.set_text(f"{N} nodes x {g} GPUs, {links.get_link(nic).label}")
+            return [*lines.values(), nic_line, title]
+
+        return fig, update
+
+    def alt(nic, N):
+        bw = busbw(nic, N)
+        big = {k: v[-1] for k, v in bw.items()}
+        best = max(big, key=big.get)
+        return (f"Log-log plot of AllReduce bus bandwidth against message size from 64 KiB to 16 GiB on {N} nodes "
+                f"of {g} GPUs with {links.get_link(nic).label} NICs; at 16 GiB the fastest is {best} "
+                f"({fmt_bandwidth(big[best])}), the phases added reach {fmt_bandwidth(big[curves[0]])}.")
+
+    return Explorer(
+        "AllReduce across nodes",
+        [Param("nic", "NIC per GPU", tuple(l.name for l in nic_list), default.name,
+               fmt=lambda n: links.get_link(n).label),
+         Param("N", "nodes N", tuple(nodes), 8 if 8 in nodes else nodes[0])],
+        make_figure, static=["nic", "N"], alt=alt)
