@@ -505,7 +505,8 @@ def test_each_student_gets_their_own_numbers_and_answer(label):
             assert not check(label, book, student=s) or mine == book
     assert len(seen_numbers) >= 3 and differ >= 3
     assert exm.numbers(label) == exm._book_params(ex)
-    assert "numbers (student s001)" in describe(label, student="s001")
+    assert "numbers (student s001, replacing the book's)" in describe(label, student="s001")
+    assert "numbers (the book's)" in describe(label)
 
 
 def test_set_student_and_the_environment(monkeypatch):

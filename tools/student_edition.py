@@ -230,11 +230,19 @@ def add_answer_cells(nb, parts_of=None, varied=()):
     """
     parts_of = parts_of or _part_lines
     cells = []
+
+    def piece(cell, source, n):
+        # a split cell keeps its id on its first piece; nbformat 4.5 ids must stay unique
+        new = {**cell, "source": source}
+        if "id" in cell and n:
+            new["id"] = f"{cell['id']}-{n}"[:64]
+        return new
+
     for cell in nb["cells"]:
         if cell["cell_type"] != "markdown" or "{exercise}" not in _src(cell):
             cells.append(cell)
             continue
-        text, pos = _src(cell), 0
+        text, pos, n = _src(cell), 0, 0
         for m in EXERCISE.finditer(text):
             end = text.find("\n```", m.end() - 1)
             if end < 0:
@@ -243,13 +251,17 @@ def add_answer_cells(nb, parts_of=None, varied=()):
             end = len(text) if end < 0 else end
             chunk = text[pos:end].strip("\n")
             if chunk.strip():
-                cells.append({**cell, "source": chunk})
+                cells.append(piece(cell, chunk, n))
+                n += 1
             label = m.group(1)
-            cells.append(answer_cell(label, parts_of(label), label in varied))
+            answer = answer_cell(label, parts_of(label), label in varied)
+            if "id" in cell:
+                answer["id"] = f"answer-{label}"[:64]
+            cells.append(answer)
             pos = end
         rest = text[pos:].strip("\n")
         if rest.strip():
-            cells.append({**cell, "source": rest})
+            cells.append(piece(cell, rest, n))
     out = dict(nb)
     out["cells"] = cells
     return out

@@ -416,7 +416,8 @@ def describe(label, student=None):
     if ex.variants:
         who = _student(student)
         nums = ", ".join(f"{k} = {v}" for k, v in numbers(label, student).items())
-        lines.append(f"  numbers ({'the book' if who is None else 'student ' + who}): {nums}")
+        lines.append(f"  numbers ({'the book' if who is None else 'student ' + who + ', replacing the book'}'s): "
+                     f"{nums}")
     return "\n".join(lines)
 
 
