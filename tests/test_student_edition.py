@@ -145,6 +145,15 @@ def test_the_instructors_page_is_dropped():
         len([c for p in toc["parts"] for c in p["chapters"]]) - 1
 
 
+def test_the_student_preface_promises_no_solutions():
+    text = ("a summary and exercises with solutions. The exercises go from easy to hard; their solutions are "
+            "in drop-downs that call the library, so a student can check a number. Chapters are independent.")
+    out = S.student_preface(text)
+    assert "solution" not in out and "answer cell" in out and out.endswith("Chapters are independent.")
+    real = S.student_preface((ROOT / "book/preface.md").read_text())
+    assert "exercises with solutions" not in real and "solutions are in drop-downs" not in real
+
+
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory):
     out = tmp_path_factory.mktemp("student") / "src"

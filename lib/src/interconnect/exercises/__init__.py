@@ -558,7 +558,7 @@ def _seal_part(salt, label, which, part, a):
             why[_h(salt, *where, "why-id", g)] = _xor(text.encode(), key).hex()
         return {"unit": a.unit, "choices": list(a.choices), "right": _h(salt, *where, "choice", _norm(a.value)),
                 "why": why}
-    rtol = a.rtol if a.rtol > 0 else 1e-9
+    rtol = a.rtol  # 0 (exact) is sealed at 1e-9: see _bin_width
     return {"unit": a.unit, "rtol": rtol, "generic": list(_generic_names(a.unit, a.generic)),
             "shape": list(np.asarray(a.value, dtype=float).shape),
             "h": _seal_value(salt, where, a.value, rtol),
