@@ -2,7 +2,9 @@
 #   make book   build the HTML book into _build/html, and the whole book as one PDF beside it
 #   make test   every check: lint, lib tests and doctests, strict nbval, book build with -W,
 #               the PDF, browser test, and the student edition
-#   make student  the student edition (no solutions) into _build/student_src/_build/html
+#   make student  the student edition (no solutions) into _build/student_src/_build/html, and
+#               the handout _build/interconnect-student.zip
+#   make instructor  the answer key into _build/instructor (instructors only)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -11,7 +13,7 @@ STAMP := $(VENV)/.installed
 LOCK := requirements-lock.txt
 JB := $(VENV)/bin/jupyter-book
 
-.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student bench execute lock clean
+.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor bench execute lock clean
 
 venv: $(STAMP)
 
@@ -75,16 +77,30 @@ pdf: venv
 browser-test: venv
 	$(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider
 
-# The student edition: the same book with every solution removed from the pages and
-# from the downloadable notebooks (tools/student_edition.py), then a test that no
-# solution text reached it. The notebooks keep their committed outputs (no re-execution).
+# The student edition, a handout: the book with every solution removed from the pages and
+# from the notebooks, the glued numbers written into the notebooks' text, an answer cell
+# under each exercise and no instructors' page (tools/student_edition.py); then one zip of
+# those notebooks, the built HTML and the library without the answers (its checker holds a
+# sealed key only), and a test that no solution, key or expected value reached it. The
+# notebooks keep their committed outputs (no re-execution).
 STUDENT_SRC := _build/student_src
-student: venv
+STUDENT_ZIP := _build/interconnect-student.zip
+student: venv instructor
 	$(PY) tools/student_edition.py $(STUDENT_SRC)
 	$(JB) build $(STUDENT_SRC) --builder html -W -n --keep-going
-	STUDENT_HTML=$(STUDENT_SRC)/_build/html $(PY) -m pytest tests/test_student_build.py -q -p no:cacheprovider
+	$(PY) tools/student_edition.py --archive $(STUDENT_SRC) $(STUDENT_ZIP)
+	STUDENT_HTML=$(STUDENT_SRC)/_build/html STUDENT_ZIP=$(STUDENT_ZIP) INSTRUCTOR_DIR=$(INSTRUCTOR) \
+	  $(PY) -m pytest tests/test_student_build.py -q -p no:cacheprovider
 	@echo ""
 	@echo "The student edition is built. Open it at: file://$(CURDIR)/$(STUDENT_SRC)/_build/html/index.html"
+	@echo "Hand out $(STUDENT_ZIP)."
+
+# The instructors' answer key (never for students): every part's answer, unit, tolerance and
+# diagnosed mistakes, as JSON and HTML. STUDENTS=roster.txt (one id a line) adds each
+# student's numbers and answers for the exercises with per-student variants.
+INSTRUCTOR := _build/instructor
+instructor: venv
+	$(PY) tools/student_edition.py --instructor $(INSTRUCTOR) $(if $(STUDENTS),--students $(STUDENTS))
 
 test: lint lib-tests nbval build-strict pdf browser-test student
 	@echo "All checks passed."

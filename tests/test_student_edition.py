@@ -1,12 +1,23 @@
-"""tools/student_edition.strip_solutions on small notebooks (the parser the student
-edition and its leak test share)."""
+"""tools/student_edition.py on small inputs: solutions stripped (the parser the student
+edition and its leak test share), glue rendered as myst-nb renders it, answer cells under
+the exercises, the instructors' page dropped; and the student library, built and imported
+in a fresh interpreter: it checks answers without holding them."""
 
+import ast
+import json
+import os
 import pathlib
+import re
+import subprocess
 import sys
 
+import numpy as np
 import pytest
+import yaml
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import student_edition as S  # noqa: E402
 from student_edition import strip_solutions  # noqa: E402
 
 
@@ -56,3 +67,206 @@ def test_source_as_list_of_lines():
     nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": [START, "gone\n", END]}, md("stays")]}
     out, _ = strip_solutions(nb)
     assert [c["source"] for c in out["cells"]] == ["stays"]
+
+
+# ---- glue ------------------------------------------------------------------------------
+
+def glue_out(name, plain=None, markdown=None):
+    pre = "application/papermill.record/"
+    data = {}
+    if plain is not None:
+        data[pre + "text/plain"] = plain
+    if markdown is not None:
+        data[pre + "text/markdown"] = markdown
+        data.setdefault(pre + "text/plain", "<IPython.core.display.Markdown object>")
+    return {"output_type": "display_data", "data": data,
+            "metadata": {"scrapbook": {"mime_prefix": pre, "name": name}}}
+
+
+def test_glue_is_rendered_as_the_readers_edition_shows_it():
+    cell = code("glue(...)")
+    cell["outputs"] = [glue_out("n", plain="12345.678"), glue_out("bw", markdown="23.4 GB/s per direction"),
+                       glue_out("k", plain="3")]
+    nb = {"cells": [cell, md("{glue}`n` and {glue:text}`n:,.0f` at {glue}`bw`; {glue:text}`k:d` and "
+                             "{glue:text}`n:.1f`, {glue:text}`k`.")]}
+    out = S.render_glue(nb)
+    assert out["cells"][1]["source"] == "12345.678 and 12,346 at 23.4 GB/s per direction; 3 and 12345.7, 3."
+    assert "{glue" in nb["cells"][1]["source"]  # the input is not modified
+    with pytest.raises(ValueError, match="missing.*no glued value"):
+        S.render_glue({"cells": [md("{glue}`missing`")]})
+
+
+@pytest.mark.parametrize("text,spec", [("12345.678", ",.0f"), ("0.5", ".1f"), ("3", "d"), ("2.5e-06", ".3g"),
+                                       ("1.99805", ".2f"), ("'word'", ""), ("42", ""), ("0.125", ".1%")])
+def test_glue_formatting_is_myst_nbs(text, spec):
+    from myst_nb.core.variables import format_plain_text
+
+    assert S._format_plain(text, spec) == format_plain_text(text, spec)
+
+
+# ---- answer cells ------------------------------------------------------------------------
+
+EX2 = "```{exercise}\n:label: a-ex-c\nHow far?\n```\n"
+
+
+def test_an_answer_cell_under_each_exercise():
+    nb = {"cells": [md("intro\n\n" + EX + "between\n\n" + EX2 + "\nafter"), code("x = 1")]}
+    parts = {"a-ex-b": [("time", "seconds"), ("bound", 'one of "latency", "bandwidth"')], "a-ex-c": None}
+    out = S.add_answer_cells(nb, parts_of=parts.get, varied={"a-ex-b"})
+    kinds = [(c["cell_type"], c["source"].split("\n")[0][:30]) for c in out["cells"]]
+    assert [k for k, _ in kinds] == ["markdown", "code", "markdown", "markdown", "markdown", "code"]
+    assert out["cells"][0]["source"].endswith("How fast?\n```")
+    assert out["cells"][2]["source"].startswith("between") and out["cells"][2]["source"].endswith("How far?\n```")
+    answer = out["cells"][1]["source"]
+    ast.parse(answer)
+    assert 'check("a-ex-b", answer)' in answer and '"time": ...,  # seconds' in answer
+    assert 'print(describe("a-ex-b"))' in answer  # a varied exercise prints the student's numbers
+    assert "Your answer to a-ex-c" in out["cells"][3]["source"] and out["cells"][3]["cell_type"] == "markdown"
+    assert out["cells"][4]["source"] == "after" and out["cells"][5]["source"] == "x = 1"
+
+
+def test_an_unanswered_cell_runs_and_says_so():
+    # a student who runs every cell gets 'no answer yet', not an exception
+    cell = S.answer_cell("dp-ex-bytes", S._part_lines("dp-ex-bytes"))
+    ns = {}
+    exec(compile(cell["source"].replace('check("dp-ex-bytes", answer)', 'result = check("dp-ex-bytes", answer)'),
+                 "cell", "exec"), ns)
+    assert not ns["result"] and "no answer yet" in str(ns["result"])
+    assert S._part_lines("no-such-label") is None
+
+
+def test_the_instructors_page_is_dropped():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    preface = (ROOT / "book/preface.md").read_text()
+    assert "classroom/instructors" in json.dumps(toc) + preface  # calibration: it is there to drop
+    toc2, preface2 = S.drop_instructors(toc, preface)
+    assert "classroom" not in json.dumps(toc2) and "classroom/instructors" not in preface2
+    assert len([c for p in toc2["parts"] for c in p["chapters"]]) == \
+        len([c for p in toc["parts"] for c in p["chapters"]]) - 1
+
+
+def test_the_student_preface_promises_no_solutions():
+    text = ("a summary and exercises with solutions. The exercises go from easy to hard; their solutions are "
+            "in drop-downs that call the library, so a student can check a number. Chapters are independent.")
+    out = S.student_preface(text)
+    assert "solution" not in out and "answer cell" in out and out.endswith("Chapters are independent.")
+    real = S.student_preface((ROOT / "book/preface.md").read_text())
+    assert "exercises with solutions" not in real and "solutions are in drop-downs" not in real
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    out = tmp_path_factory.mktemp("student") / "src"
+    S.make(out)
+    return out
+
+
+def test_the_edition_source(edition):
+    from interconnect import exercises as E
+
+    assert not (edition / "book/classroom").exists()
+    found = {}
+    for path in sorted((edition / "book").rglob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        text = "\n".join(S._src(c) for c in nb["cells"])
+        assert "{glue" not in text and "{solution-" not in text, path
+        for c in nb["cells"]:
+            if "answer" in c["metadata"].get("tags", []):
+                m = re.search(r"Your answer to (\S+?)[:*]", S._src(c))
+                found[m.group(1)] = c["cell_type"]
+    src = "\n".join(p.read_text() for p in (ROOT / "book").rglob("*.ipynb"))
+    book_labels = set(re.findall(r":label:\s*(\S+?)(?:\\n|\s)", src))
+    exercises = {lb for lb in book_labels if "-ex-" in lb}
+    assert exercises and set(found) == exercises
+    assert all(found[lb] == "code" for lb in E.labels())
+    assert all(found[lb] == "markdown" for lb in E.non_numeric())
+
+
+# ---- the student library -----------------------------------------------------------------
+
+PROBE = r"""
+import json, sys
+import numpy as np
+import interconnect.exercises as E
+cases = json.loads(sys.stdin.read())
+out = {"has_expected": hasattr(E, "expected"), "has_key": hasattr(E, "answer_key") or hasattr(E, "seal"),
+       "labels": E.labels(), "right": {}, "wrong": {}, "partial": {}, "variant": {}}
+for label, ans in cases["right"].items():
+    out["right"][label] = bool(E.check(label, ans))
+    first = next(iter(ans)) if isinstance(ans, dict) else None
+    if first is not None and len(ans) > 1:
+        out["partial"][label] = bool(E.check(label, {first: ans[first]}))
+for label, ans in cases["wrong"].items():
+    out["wrong"][label] = str(E.check(label, ans))
+for label, (student, ans) in cases["variant"].items():
+    out["variant"][label] = [bool(E.check(label, ans, student=student)), E.numbers(label, student=student)]
+print(json.dumps(out))
+"""
+
+
+def _plain(v):
+    return v if isinstance(v, str) else np.asarray(v, dtype=float).tolist()
+
+
+@pytest.fixture(scope="module")
+def student_lib(tmp_path_factory):
+    return S.student_lib(tmp_path_factory.mktemp("lib") / "lib", salt="fixed")
+
+
+def test_the_student_library_checks_without_the_answers(student_lib):
+    from interconnect import exercises as E
+
+    ex_dir = student_lib / "src/interconnect/exercises"
+    assert sorted(p.name for p in ex_dir.glob("*.py")) == ["__init__.py", "sealed_key.py"]
+    right, wrong, variant = {}, {}, {}
+    for label in E.labels():
+        e = E.expected(label)
+        right[label] = {k: _plain(v) for k, v in e.items()} if isinstance(e, dict) else _plain(e)
+    for label in ("dp-ex-bytes", "phys-ex-pcie", "rel-ex-mtbf"):
+        e = E.expected(label)
+        wrong[label] = {k: (1.0 if not isinstance(v, str) else v) for k, v in e.items()}
+    for label in (lb for lb in E.labels() if E._REGISTRY[lb].variants):
+        e = E.expected(label, student="s042")
+        variant[label] = ["s042", {k: _plain(v) for k, v in e.items()} if isinstance(e, dict) else _plain(e)]
+    env = {**os.environ, "PYTHONPATH": str(student_lib / "src")}
+    env.pop("INTERCONNECT_STUDENT", None)
+    res = subprocess.run([sys.executable, "-c", PROBE], input=json.dumps(
+        {"right": right, "wrong": wrong, "variant": variant}), capture_output=True, text=True, env=env,
+        cwd=student_lib, check=True)
+    out = json.loads(res.stdout)
+    assert not out["has_expected"] and not out["has_key"]
+    assert out["labels"] == E.labels()
+    assert all(out["right"].values()), [k for k, v in out["right"].items() if not v]
+    assert not any(out["partial"].values()), [k for k, v in out["partial"].items() if v]
+    for text in out["wrong"].values():
+        assert "✗" in text and "matches none of the mistakes" in text
+    assert variant and all(ok for ok, _ in out["variant"].values())
+    for label, (_, nums) in out["variant"].items():
+        assert nums == E.numbers(label, student="s042")
+
+
+def test_the_student_library_holds_no_expected_value(student_lib, tmp_path):
+    from interconnect import exercises as E
+
+    text = "\n".join(p.read_text() for p in (student_lib / "src/interconnect/exercises").glob("*.py"))
+    key = json.dumps(E.answer_key())
+    checked = found_in_key = 0
+    for label in E.labels():
+        for part, a in E._answers(E._REGISTRY[label]).items():
+            if a.is_choice:
+                continue
+            for x in np.atleast_1d(np.asarray(a.value, dtype=float)).ravel():
+                if abs(x) < 10 or float(x).is_integer() and abs(x) < 1e4:
+                    continue
+                pats = [re.compile(r"(?<![0-9a-f.])" + re.escape(f) + r"(?![0-9a-f])")
+                        for f in {repr(float(x)), f"{x:.6g}", f"{x:.5g}"}]
+                checked += 1
+                assert not any(p.search(text) for p in pats), f"{label} [{part}]: {x} in the student library"
+                found_in_key += any(p.search(key) for p in pats)
+    assert checked >= 100 and found_in_key >= 0.9 * checked
+    # the instructors' key is written by --instructor, never into the student library
+    S.instructor_key(tmp_path / "instructor", students=["s001"])
+    data = json.loads((tmp_path / "instructor/answer_key.json").read_text())
+    assert set(data) == set(E.labels())
+    assert "s001" in data["rel-ex-mtbf"]["students"]
+    assert "answer_key" not in " ".join(p.name for p in student_lib.rglob("*"))

@@ -12,17 +12,23 @@ CHAPTER = "book/parallel/tensor_parallel"
 
 
 # tp-ex-bytes: Llama 2 70B TP AllReduce message, its time on NVLink 4, latency- or bandwidth-bound
-@exercise("tp-ex-bytes", CHAPTER, parts=("message", "time", "bound"),
+def _vary_tp_bytes(rng):
+    """Per-student numbers: the sequence length s and hidden size h (microbatch 1, t = 8)."""
+    return {"s": int(rng.choice([2048, 4096, 8192])), "h": int(rng.choice([4096, 5120, 8192, 12288]))}
+
+
+@exercise("tp-ex-bytes", CHAPTER, parts=("message", "time", "bound"), variants=_vary_tp_bytes,
           doc="bytes of one TP AllReduce (2sbh), its ring time on NVLink 4 (s), latency- or bandwidth-bound")
-def _tp_ex_bytes():
+def _tp_ex_bytes(s=4096, h=8192):
     nv4 = links.get_link("nvlink4")
-    n = 2 * 4096 * 1 * 8192
+    n = 2 * s * 1 * h
     a, b, _ = C.cost_terms("allreduce", 8, "ring")
     t = C.collective_time("allreduce", n, 8, nv4.bandwidth, nv4.latency)
     bound = "bandwidth" if b * n / nv4.bandwidth > a * nv4.latency else "latency"
     return {
         "message": Answer(n, "B", rtol=0, mistakes={"counted elements (sbh), not 2-byte BF16 values": n // 2}),
-        "time": Answer(t, "s", mistakes={
+        # "at the link's peak" also reads as the bandwidth term alone: the tolerance accepts both readings
+        "time": Answer(t, "s", rtol=max(0.02, 1.2 * a * nv4.latency / t), mistakes={
             "used n/B (one send) instead of the ring's 2(t-1)/t n/B": n / nv4.bandwidth + a * nv4.latency,
             "used the bidirectional bandwidth: a ring sends one way per link":
                 a * nv4.latency + b * n / (2 * nv4.bandwidth)}),
