@@ -128,6 +128,10 @@ class SimResult:
         within a segment and the segments of a flow integrate to its ``nbytes``.
     src, dst, tags : list (properties)
         Per flow.
+    release, dep_ptr, dep_idx : ndarray
+        What the flows were given: each flow's earliest start, and its deps as
+        ``dep_idx[dep_ptr[i]:dep_ptr[i + 1]]`` (so that :mod:`interconnect.netsim.simgrid`
+        can replay them).
     """
 
     start: np.ndarray
@@ -147,6 +151,9 @@ class SimResult:
     path_id: np.ndarray = field(default=None, repr=False)
     tag_table: tuple = field(default=(None,), repr=False)
     tag_id: np.ndarray = field(default=None, repr=False)
+    release: np.ndarray = field(default=None, repr=False)
+    dep_ptr: np.ndarray = field(default=None, repr=False)
+    dep_idx: np.ndarray = field(default=None, repr=False)
 
     @cached_property
     def paths(self):
@@ -422,6 +429,7 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         name=net.name, nodes=tuple(net.nodes), src_index=src, dst_index=dst, path_table=tuple(table),
         path_id=path_id, tag_table=tuple(tag_table),
         tag_id=np.zeros(n_flows, dtype=np.int64) if tag_id is None else tag_id,
+        release=start.astype(float), dep_ptr=dep_ptr, dep_idx=dep_idx,
     )
 
 
