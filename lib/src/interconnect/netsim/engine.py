@@ -356,9 +356,10 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         if _max(use[:n_cap]) <= 1:  # no resource carries two active flows
             new_rate = _exclusive_rates(state[:, 2])
         else:
-            on = ptab[path_id[act]]
-            has = on >= 0
-            new_rate = _maxmin_active(arange, has.nonzero()[0], on[has], n_act, cap, present, remap)
+            pa = path_id[act]
+            on = ptab[pa]
+            new_rate = _maxmin_active(arange, np.repeat(arange[:n_act], plen[pa]), on[on >= 0], n_act, cap,
+                                      present, remap)
         n_old = rate.size
         if n_old and not (new_rate[:n_old] == rate).all():
             # close the segment of each flow whose rate changed (flows just started have none)
