@@ -244,7 +244,6 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
 
     t_start = np.full(n_flows, np.nan)
     t_finish = np.full(n_flows, np.nan)
-    t_arrive = np.full(n_flows, np.nan)
     ready = start.astype(float).copy()
     left = n_deps.astype(np.int64).copy()
     instant = (nbytes == 0) | (hops == 0)  # zero-byte or zero-hop flows finish as they start
@@ -332,8 +331,7 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
                 if inst.any():
                     ins = new[inst]
                     t_finish[ins] = t
-                    t_arrive[ins] = t + lat_f[ins]
-                    complete(ins, t_arrive[ins])
+                    complete(ins, t + lat_f[ins])
                     new = new[~inst]
                     released = True
             if new.size:
@@ -379,7 +377,6 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         if done.size:
             t_finish[done] = t_next
             t_arr = t_next + lat_f[done]
-            t_arrive[done] = t_arr
             last_t0[done] = state[fin, 1]
             last_rate[done] = rate[fin]
             keep = ~fin
@@ -409,6 +406,7 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         seg = np.empty(order.size, dtype=_SEG)
         for name, x in cols.items():
             seg[name] = x[order]
+    t_arrive = t_finish + lat_f  # each flow's arrival, as complete() was told it
     makespan = float(t_arrive.max()) if n_flows else 0.0
     if n_flows and nbytes.sum() < 2.0**53 and (nbytes == np.floor(nbytes)).all():
         # whole bytes: every partial sum is exact, so summing path by path gives the same bits
