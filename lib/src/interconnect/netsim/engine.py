@@ -390,17 +390,17 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         raise ValueError(f"flows: deps form a cycle; flows {stuck[:10].tolist()}"
                          f"{' ...' if stuck.size > 10 else ''} can never start")
 
-    ran = np.flatnonzero(~instant)  # every flow that was active has a last segment
-    if not segs:  # no rate changed: one segment a flow, already in flow order
+    ran = np.flatnonzero(~instant) if any_instant else arange[:n_flows]  # each flow that was active ...
+    last = (last_t0[ran], t_finish[ran], last_rate[ran]) if any_instant else (last_t0, t_finish, last_rate)
+    if not segs:  # ... has one last segment; if no rate changed, that is all, already in flow order
         seg = np.empty(ran.size, dtype=_SEG)
-        seg["t0"], seg["t1"], seg["flow"], seg["rate"] = last_t0[ran], t_finish[ran], ran, last_rate[ran]
+        seg["t0"], seg["t1"], seg["flow"], seg["rate"] = last[0], last[1], ran, last[2]
     else:
-        sizes = [len(s[0]) for s in segs] + [ran.size]
-        cols = {"t0": np.concatenate([s[0] for s in segs] + [last_t0[ran]]),
-                "t1": np.concatenate((np.repeat(np.array([s[1] for s in segs], dtype=float), sizes[:-1]),
-                                      t_finish[ran])),
+        sizes = [len(s[0]) for s in segs]
+        cols = {"t0": np.concatenate([s[0] for s in segs] + [last[0]]),
+                "t1": np.concatenate((np.repeat(np.array([s[1] for s in segs], dtype=float), sizes), last[1])),
                 "flow": np.concatenate([s[2] for s in segs] + [ran]),
-                "rate": np.concatenate([s[3] for s in segs] + [last_rate[ran]])}
+                "rate": np.concatenate([s[3] for s in segs] + [last[2]])}
         # each flow's segments were closed in time order, its last one last: sort by flow, stably
         order = np.argsort(cols["flow"], kind="stable")
         seg = np.empty(order.size, dtype=_SEG)
