@@ -444,6 +444,22 @@ def test_exclusive_rates_equal_progressive_filling_bit_for_bit(paths):
     assert active.tolist() == want.tolist()
 
 
+@pytest.mark.parametrize("op,alg,chunks", [("allreduce", "ring", 1), ("allreduce", "ring", 3),
+                                           ("alltoall", "pairwise", 1), ("broadcast", "chain", 4)])
+def test_exclusive_shortcut_changes_no_bit_of_a_simulation(monkeypatch, op, alg, chunks):
+    """The engine takes the shortcut while no link carries two active flows; forcing the
+    general progressive filling at every event gives the same simulation, bit for bit."""
+    from interconnect import topology
+
+    g = topology.cluster(nodes=2, gpus_per_node=8)
+    fast = simulate_collective(g, op, 3e7 + 123, algorithm=alg, chunks=chunks)
+    monkeypatch.setattr(ns.engine, "_max", lambda x: 2)  # "a link carries two flows": always solve in full
+    slow = simulate_collective(g, op, 3e7 + 123, algorithm=alg, chunks=chunks)
+    for name in ("start", "finish", "arrival"):
+        assert getattr(fast, name).tolist() == getattr(slow, name).tolist()
+    assert fast.segments.tolist() == slow.segments.tolist()
+
+
 def test_simulation_is_the_same_with_and_without_shared_links():
     """The same flows, once on their own links (the exclusive shortcut) and once with a
     shared link added for part of the time (the general solver), agree where they should:
