@@ -124,8 +124,16 @@ def bench_netsim():
     best, _ = best_of(lambda: netsim.simulate(ft, flows, routing="ecmp", seed=0), 1)
     print(f"netsim: full simulation of those flows (routing + events): {best:.2f} s")
     g = topology.cluster(nodes=128, gpus_per_node=8)
-    best, _ = best_of(lambda: netsim.simulate_collective(g, "allreduce", 1 * GiB), 1)
-    print(f"netsim: 1024-GPU ring AllReduce (2,095,104 flows) on a rail-optimised cluster of 128 nodes: {best:.1f} s")
+    cpu = []
+
+    def ring_1024():
+        c0 = time.process_time()
+        netsim.simulate_collective(g, "allreduce", 1 * GiB)
+        cpu.append(time.process_time() - c0)
+
+    best, med = best_of(ring_1024, 3)
+    print(f"netsim: 1024-GPU ring AllReduce (2,095,104 flows) on a rail-optimised cluster of 128 nodes: "
+          f"best {best:.2f} s, median {med:.2f} s of 3 (CPU time best {min(cpu):.2f} s; target < 2 s)")
     for nodes in (1, 2, 4, 8):
         g = topology.cluster(nodes=nodes, gpus_per_node=8)
         for op, alg in (("allreduce", "ring"), ("alltoall", "direct")):

@@ -1,8 +1,10 @@
 """Our flow-level simulator against SimGrid, on the same workloads with the same routes.
 
-Runs each workload in ``interconnect.netsim`` and in SimGrid (Debian's ``python3-simgrid``,
-run under ``/usr/bin/python3`` by ``benchmarks/simgrid_runner.py``), and reports the
-simulated times side by side (they must agree to 0.1 %) and the wall time of each.
+Runs each workload in ``interconnect.netsim``, exports it with ``interconnect.netsim.simgrid``
+(a SimGrid platform with netsim's routes, and an s4u replay script), runs the replay under
+the Python that has Debian's ``python3-simgrid`` (``SIMGRID_PYTHON``, default
+``/usr/bin/python3``), and reports the simulated times side by side (they must agree to
+0.1 %) and the wall time of each.
 
 Workloads (from the simulator issue):
 
@@ -16,58 +18,12 @@ are also used by ``tests/test_simgrid.py`` on smaller instances.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
 import time
 
-import numpy as np
-
 from interconnect import netsim, topology
+from interconnect.netsim import simgrid
 from interconnect.units import GiB, MiB
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-RUNNER = os.path.join(HERE, "simgrid_runner.py")
-SIMGRID_PYTHON = os.environ.get("SIMGRID_PYTHON", "/usr/bin/python3")
-
-
-def simgrid_available():
-    """True if ``SIMGRID_PYTHON`` can import the simgrid module."""
-    if not (os.path.exists(SIMGRID_PYTHON) or shutil.which(SIMGRID_PYTHON)):
-        return False
-    try:
-        r = subprocess.run([SIMGRID_PYTHON, "-c", "import simgrid"], capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return r.returncode == 0
-
-
-def problem_from(g, result):
-    """The JSON problem for the SimGrid runner: our directed links, flows, deps and routes."""
-    sim = result.sim if hasattr(result, "sim") else result
-    sch = getattr(result, "schedule", None)
-    links = []
-    for u, v, d in g.edges(data=True):
-        for a, b in ((u, v), (v, u)):
-            links.append({"name": f"{a}->{b}", "bandwidth": float(d["bandwidth"]), "latency": float(d["latency"])})
-    flows = []
-    for i, path in enumerate(sim.paths):
-        deps = list(sch.deps(i)) if sch is not None else []
-        flows.append({"src": str(sim.src[i]), "dst": str(sim.dst[i]), "nbytes": float(sim.nbytes[i]),
-                      "start": float(sim.start[i]) if sch is None else 0.0, "deps": deps,
-                      "route": [f"{a}->{b}" for a, b in zip(path[:-1], path[1:])]})
-    return {"links": links, "flows": flows}
-
-
-def run_simgrid(problem, timeout=600):
-    """Run the problem in SimGrid; returns ``{"finish": [...], "makespan": s, "wall": s}``."""
-    r = subprocess.run([SIMGRID_PYTHON, RUNNER], input=json.dumps(problem), capture_output=True, text=True,
-                       timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"SimGrid runner failed:\n{r.stderr[-2000:]}")
-    return json.loads(r.stdout)
 
 
 def workload_ring_allreduce_nvswitch(nbytes=1 * GiB, p=8):
@@ -78,7 +34,7 @@ def workload_ring_allreduce_nvswitch(nbytes=1 * GiB, p=8):
 def workload_alltoall_fat_tree(k=8, hosts=64, nbytes=64 * MiB, oversubscription=2.0, seed=0):
     g = topology.fat_tree(k=k, oversubscription=oversubscription)
     ranks = topology.endpoints(g)[:hosts]
-    return g, (lambda: netsim.simulate_collective(g, "alltoall", nbytes, ranks=ranks, algorithm="direct",
+    return g, (lambda: netsim.simulate_collective(g, "alltoall", nbytes, ranks=ranks, algorithm="all_at_once",
                                                   routing="ecmp", seed=seed))
 
 
@@ -89,23 +45,15 @@ def compare(name, g, run_ours, repeat=3):
         t0 = time.perf_counter()
         ours = run_ours()
         walls.append(time.perf_counter() - t0)
-    problem = problem_from(g, ours)
-    sg = run_simgrid(problem)
-    ours_arrival = np.asarray(ours.sim.arrival, dtype=float)
-    sg_finish = np.asarray(sg["finish"], dtype=float)
-    rel = np.abs(sg_finish - ours_arrival) / np.maximum(ours_arrival, 1e-30)
-    return {
-        "workload": name, "flows": len(problem["flows"]),
-        "ours_time": float(ours.time), "simgrid_time": float(sg["makespan"]),
-        "makespan_rel_err": abs(sg["makespan"] - ours.time) / ours.time,
-        "max_flow_rel_err": float(rel.max()) if rel.size else 0.0,
-        "ours_wall": min(walls), "simgrid_wall": float(sg["wall"]),
-    }
+    r = simgrid.compare(g, ours)
+    return {"workload": name, "flows": r["flows"], "ours_time": r["netsim"], "simgrid_time": r["simgrid"],
+            "makespan_rel_err": r["makespan_rel_err"], "max_flow_rel_err": r["max_flow_rel_err"],
+            "ours_wall": min(walls), "simgrid_wall": r["simgrid_wall"]}
 
 
 def main():
-    if not simgrid_available():
-        print(f"SimGrid is not importable by {SIMGRID_PYTHON}: install Debian's python3-simgrid. Skipping.")
+    if not simgrid.simgrid_available():
+        print(f"SimGrid is not importable by {simgrid.SIMGRID_PYTHON}: install Debian's python3-simgrid. Skipping.")
         return 0
     rows = []
     workloads = [

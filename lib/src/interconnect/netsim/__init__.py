@@ -66,6 +66,9 @@ Layout
   ``simulated_and_closed_form``).
 * :mod:`~interconnect.netsim.resilience`: what a failed link or chip costs a collective
   (``after_failure``).
+* :mod:`~interconnect.netsim.simgrid`: past one machine: a topology and a simulation
+  exported to SimGrid (platform XML with ``netsim``'s routes, and an s4u replay script),
+  run there and compared (``export``, ``run_simgrid``, ``compare``).
 * The figures :func:`plot_timeline` and :func:`plot_link_load` live in the presentation
   layer, :mod:`interconnect.viz.timelines`; they stay reachable here, imported on first
   use, so importing this package does not import matplotlib.
@@ -91,6 +94,7 @@ from __future__ import annotations
 
 from ..collectives.algorithms import REGISTRY, SIMULATED_OPS, simulated
 from ..collectives.schedules import Schedule, _generic_deps, run_collective, schedule  # noqa: F401 (re-exported)
+from . import simgrid  # noqa: F401 (the SimGrid export, reached as netsim.simgrid)
 from .collective import CollectiveResult, effective_bandwidth, simulate_collective, simulate_rings
 from .engine import Flow, SimResult, _simulate_arrays, _simulate_reference, simulate  # noqa: F401 (re-exported)
 from .fairness import _maxmin, max_min_rates  # noqa: F401 (re-exported)

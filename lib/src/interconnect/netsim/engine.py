@@ -22,6 +22,8 @@ from .routing import _check_paths, _check_routing, _Net, _ranges, _route
 
 __all__ = ["Flow", "SimResult", "simulate"]
 
+_min, _max = np.minimum.reduce, np.maximum.reduce
+
 
 @dataclass(frozen=True)
 class Flow:
@@ -70,6 +72,31 @@ class Flow:
 
 
 
+def _exclusive_rates(c):
+    """Max-min rates of flows that share no resource, from each flow's narrowest capacity ``c``.
+
+    With every resource crossed by one flow, progressive filling (:func:`_maxmin_active`)
+    gives each round's minimum share ``m`` (the smallest ``c`` of the unfrozen flows) to
+    every unfrozen flow whose ``c`` is within a relative 1e-9 of it; this is that, bit for
+    bit, in a few numpy calls per level.
+    """
+    m = _min(c)
+    top = _max(c)
+    thr = m * (1.0 + 1e-9)
+    rate = np.empty(c.size)
+    rate.fill(m)
+    if top <= thr:
+        return rate
+    hi = c > thr
+    while True:
+        m = _min(c[hi])
+        thr = m * (1.0 + 1e-9)
+        rate[hi] = m
+        if top <= thr:
+            return rate
+        hi &= c > thr
+
+
 _SEG = np.dtype([("t0", "f8"), ("t1", "f8"), ("flow", "i8"), ("rate", "f8")])
 
 
@@ -101,6 +128,10 @@ class SimResult:
         within a segment and the segments of a flow integrate to its ``nbytes``.
     src, dst, tags : list (properties)
         Per flow.
+    release, dep_ptr, dep_idx : ndarray
+        What the flows were given: each flow's earliest start, and its deps as
+        ``dep_idx[dep_ptr[i]:dep_ptr[i + 1]]`` (so that :mod:`interconnect.netsim.simgrid`
+        can replay them).
     """
 
     start: np.ndarray
@@ -120,6 +151,9 @@ class SimResult:
     path_id: np.ndarray = field(default=None, repr=False)
     tag_table: tuple = field(default=(None,), repr=False)
     tag_id: np.ndarray = field(default=None, repr=False)
+    release: np.ndarray = field(default=None, repr=False)
+    dep_ptr: np.ndarray = field(default=None, repr=False)
+    dep_idx: np.ndarray = field(default=None, repr=False)
 
     @cached_property
     def paths(self):
@@ -154,7 +188,15 @@ class SimResult:
 
 def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="shortest", seed=0,
                      explicit=None, tag_table=(None,), tag_id=None):
-    """The event loop on flat arrays (internal; inputs already validated)."""
+    """The event loop on flat arrays (internal; inputs already validated).
+
+    Numpy's cost per call, not per element, bounds this loop (a 1,024-GPU ring AllReduce
+    has about 28,600 events of about 190 active flows), so the state is kept in few
+    arrays: the active flows' remaining bytes, segment start and narrowest capacity as
+    the rows of one 2-D array, a count of active flows per resource (while no resource
+    has two, max-min fairness reduces to :func:`_exclusive_rates`), and the released
+    flows sorted by the time they may start.
+    """
     n_flows = int(src.size)
     table, path_id = _route(net, src, dst, routing, seed, explicit)
     plen = np.array([len(r) for _, r in table], dtype=np.int64)
@@ -163,15 +205,19 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
     plat = np.array([float(net.lat[list(r)].sum()) if r else 0.0 for _, r in table])
     hops = plen[path_id] if n_flows else np.empty(0, dtype=np.int64)
     lat_f = plat[path_id] if n_flows else np.empty(0)
-    res_ptr = np.concatenate(([0], np.cumsum(hops)))
-    res_idx = pres[_ranges(pptr[path_id], hops)] if n_flows else np.empty(0, dtype=np.int64)
-    # the paths' resources padded with -1 to the longest path (where that stays small), so
-    # that the resources of flows about to start are one gather and one mask
-    maxh = int(plen.max()) if plen.size else 0
-    ptab = None
-    if 0 < plen.size * maxh <= 8 * pres.size + 4096:
-        ptab = np.full((plen.size, maxh), -1, dtype=np.int64)
-        ptab[np.repeat(np.arange(plen.size), plen), _ranges(np.zeros_like(plen), plen)] = pres
+    cap = net.cap
+    n_cap = cap.size
+    # the paths' resources padded with -1 to the longest path; -1 is the scratch slot
+    # n_cap of the counters below, and a capacity of inf for each path's narrowest link
+    maxh = max(int(plen.max()) if plen.size else 0, 1)
+    ptab = np.full((plen.size, maxh), -1, dtype=np.int64)
+    ptab[np.repeat(np.arange(plen.size), plen), _ranges(np.zeros_like(plen), plen)] = pres
+    pmin = np.append(cap, np.inf)[ptab].min(axis=1) if plen.size else np.empty(0)
+    # per flow, what it brings to the active state: [bytes left, segment start, narrowest capacity]
+    static = np.empty((n_flows, 3))
+    static[:, 0] = nbytes
+    static[:, 1] = 0.0
+    static[:, 2] = pmin[path_id] if n_flows else 0.0
 
     # dependents (inverse of deps)
     n_deps = np.diff(dep_ptr)
@@ -184,11 +230,20 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         dependents = by_dep.data - 1
     else:
         dependents = owner[np.argsort(dep_idx, kind="stable")]
-    dptr = np.concatenate(([0], np.cumsum(np.bincount(dep_idx, minlength=n_flows)))).astype(np.int64)
+    n_dependents = np.bincount(dep_idx, minlength=n_flows)
+    dptr = np.concatenate(([0], np.cumsum(n_dependents))).astype(np.int64)
+    # ... padded to the most dependents of one flow (where that stays small), so that the
+    # dependents of the flows that just arrived are one gather and one mask
+    maxd = int(n_dependents.max()) if n_flows else 0
+    dtab = None
+    if 0 < maxd and n_flows * maxd <= 4 * dep_idx.size + 4096:
+        dtab = np.full((n_flows, maxd), -1, dtype=np.int64)
+        for k in range(maxd):
+            has = np.flatnonzero(n_dependents > k)
+            dtab[has, k] = dependents[dptr[has] + k]
 
     t_start = np.full(n_flows, np.nan)
     t_finish = np.full(n_flows, np.nan)
-    t_arrive = np.full(n_flows, np.nan)
     ready = start.astype(float).copy()
     left = n_deps.astype(np.int64).copy()
     instant = (nbytes == 0) | (hops == 0)  # zero-byte or zero-hop flows finish as they start
@@ -197,66 +252,77 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
     free = np.flatnonzero(left == 0)
     free = free[np.argsort(start[free], kind="stable")]
     free_t = start[free]
+    n_free = free.size
     fptr = 0
-    dyn_i = np.empty(0, dtype=np.int64)  # flows released by their deps, and when they may start
+    dyn_i = np.empty(0, dtype=np.int64)  # flows released by their deps, sorted by when they may start
     dyn_t = np.empty(0)
-    dyn_min = np.inf  # dyn_t.min()
 
-    # the active flows in order of start, and their resources, flow after flow
-    act = np.empty(0, dtype=np.int64)
-    rem = np.empty(0)
+    act = np.empty(0, dtype=np.int64)  # the active flows
+    state = np.empty((0, 3))  # their rows of `static`, bytes left updated at every event
     rate = np.empty(0)
-    seg0 = np.empty(0)
-    ahops = np.empty(0, dtype=np.int64)
-    acols = np.empty(0, dtype=np.int64)
-    cap = net.cap
-    present = np.zeros(cap.size, dtype=bool)
-    remap = np.empty(cap.size, dtype=np.int64)
+    use = np.zeros(n_cap + 1, dtype=np.int64)  # active flows per resource (slot n_cap: padding)
+    present = np.zeros(n_cap, dtype=bool)
+    remap = np.empty(n_cap, dtype=np.int64)
     arange = np.arange(n_flows + 1, dtype=np.int64)
-    segs = []
+    segs = []  # (t0, t1, flow, rate) of segments closed by a change of rate; t1 one number each
+    last_t0 = np.empty(n_flows)  # each flow's last segment: start and rate (it ends at finish)
+    last_rate = np.empty(n_flows)
+    add_at, sub_at, umax = np.add.at, np.subtract.at, np.maximum
 
     def complete(done, t_arr):
-        nonlocal dyn_i, dyn_t, dyn_min
+        nonlocal dyn_i, dyn_t
         if done.size == 1:  # one flow: its dependents are distinct, plain indexing will do
             d = int(done[0])
             fs = dependents[dptr[d]:dptr[d + 1]]
             if fs.size == 0:
                 return
-            ready[fs] = np.maximum(ready[fs], t_arr[0])
+            ready[fs] = umax(ready[fs], t_arr[0])
             left[fs] -= 1
             nw = fs[left[fs] == 0]
         else:
-            cnt = dptr[done + 1] - dptr[done]
-            if cnt.sum() == 0:
-                return
-            fs = dependents[_ranges(dptr[done], cnt)]
-            np.maximum.at(ready, fs, np.repeat(t_arr, cnt))
-            np.subtract.at(left, fs, 1)
+            if dtab is not None:
+                rows = dtab[done]
+                has = rows >= 0
+                fs = rows[has]
+                if fs.size == 0:
+                    return
+                ta = np.repeat(t_arr, maxd)[has.ravel()]
+            else:
+                cnt = dptr[done + 1] - dptr[done]
+                if cnt.sum() == 0:
+                    return
+                fs = dependents[_ranges(dptr[done], cnt)]
+                ta = np.repeat(t_arr, cnt)
+            umax.at(ready, fs, ta)
+            sub_at(left, fs, 1)
             nw = fs[left[fs] == 0]
             if nw.size > 1:  # a flow whose last deps finished together appears once per dep
                 nw.sort()
                 nw = nw[np.concatenate(([True], nw[1:] != nw[:-1]))]
         if nw.size:
             nt = ready[nw]
-            dyn_i = np.concatenate((dyn_i, nw))
-            dyn_t = np.concatenate((dyn_t, nt))
-            dyn_min = min(dyn_min, float(nt.min()))
+            if nw.size == 1 and (dyn_t.size == 0 or nt[0] >= dyn_t[-1]):
+                dyn_i = np.concatenate((dyn_i, nw))
+                dyn_t = np.concatenate((dyn_t, nt))
+            else:
+                dyn_t = np.concatenate((dyn_t, nt))
+                order = dyn_t.argsort(kind="stable")
+                dyn_t = dyn_t[order]
+                dyn_i = np.concatenate((dyn_i, nw))[order]
 
     t = 0.0
     while True:
         # start every flow due now; zero-byte or zero-hop flows finish at once
         while True:
             lim = t + (1e-12 * abs(t) + 1e-30)
-            j = int(free_t.searchsorted(lim, side="right"))
+            j = int(free_t.searchsorted(lim, side="right")) if fptr < n_free else fptr
             new = free[fptr:j] if j > fptr else None
             fptr = max(fptr, j)
-            if dyn_min <= lim:
-                due = dyn_t <= lim
-                new = dyn_i[due] if new is None else np.concatenate((new, dyn_i[due]))
-                keep = ~due
-                dyn_i, dyn_t = dyn_i[keep], dyn_t[keep]
-                dyn_min = float(dyn_t.min()) if dyn_t.size else np.inf
-            if new is None or new.size == 0:
+            if dyn_t.size and dyn_t[0] <= lim:
+                k = int(dyn_t.searchsorted(lim, side="right"))
+                new = dyn_i[:k] if new is None else np.concatenate((new, dyn_i[:k]))
+                dyn_i, dyn_t = dyn_i[k:], dyn_t[k:]
+            if new is None:
                 break
             t_start[new] = t
             released = False
@@ -265,54 +331,57 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
                 if inst.any():
                     ins = new[inst]
                     t_finish[ins] = t
-                    t_arrive[ins] = t + lat_f[ins]
-                    complete(ins, t_arrive[ins])
+                    complete(ins, t + lat_f[ins])
                     new = new[~inst]
                     released = True
             if new.size:
-                nh = hops[new]
+                rows = static[new]
+                rows[:, 1] = t
+                state = np.concatenate((state, rows))
                 act = np.concatenate((act, new))
-                rem = np.concatenate((rem, nbytes[new]))
-                rate = np.concatenate((rate, np.full(new.size, np.nan)))
-                seg0 = np.concatenate((seg0, np.full(new.size, t)))
-                ahops = np.concatenate((ahops, nh))
-                if ptab is None:
-                    nc = res_idx[_ranges(res_ptr[new], nh)]
-                else:
-                    nc = ptab[path_id[new]].ravel()
-                    nc = nc[nc >= 0]
-                acols = np.concatenate((acols, nc))
+                add_at(use, ptab[path_id[new]], 1)
             if not released:  # nothing finished, so nothing new is due at t
                 break
-        if act.size == 0:
-            a = free_t[fptr] if fptr < free.size else np.inf
-            t_next = min(a, dyn_min)
+        n_act = act.size
+        if n_act == 0:
+            a = free_t[fptr] if fptr < n_free else np.inf
+            t_next = min(a, dyn_t[0] if dyn_t.size else np.inf)
             if not np.isfinite(t_next):
                 break
             t = float(t_next)
             continue
         # the active set changed at every event: recompute the max-min rates
-        new_rate = _maxmin_active(arange[:act.size], ahops, acols, cap, present, remap)
-        moved = np.abs(new_rate - rate) > rate * 1e-12  # false for the flows just started (nan)
-        if moved.any():  # close the segment of each flow whose rate changed
-            segs.append((seg0[moved], np.full(int(moved.sum()), t), act[moved], rate[moved]))
-            seg0[moved] = t
+        if _max(use[:n_cap]) <= 1:  # no resource carries two active flows
+            new_rate = _exclusive_rates(state[:, 2])
+        else:
+            pa = path_id[act]
+            on = ptab[pa]
+            new_rate = _maxmin_active(arange, np.repeat(arange[:n_act], plen[pa]), on[on >= 0], n_act, cap,
+                                      present, remap)
+        n_old = rate.size
+        if n_old and not (new_rate[:n_old] == rate).all():
+            # close the segment of each flow whose rate changed (flows just started have none)
+            moved = np.abs(new_rate[:n_old] - rate) > rate * 1e-12
+            if moved.any():
+                s0 = state[:n_old, 1]
+                segs.append((s0[moved], t, act[:n_old][moved], rate[moved]))
+                s0[moved] = t
         rate = new_rate
+        rem = state[:, 0]
         tf = t + rem / rate
-        t_fin = tf.min()
-        t_next = min(t_fin, free_t[fptr] if fptr < free.size else np.inf, dyn_min)
+        t_next = min(_min(tf), free_t[fptr] if fptr < n_free else np.inf, dyn_t[0] if dyn_t.size else np.inf)
         dt = t_next - t
         fin = tf <= t_next + (1e-12 * abs(t_next) + 1e-30)
-        rem = rem - rate * dt
-        if fin.any():
-            done = act[fin]
+        rem -= rate * dt
+        done = act[fin]
+        if done.size:
             t_finish[done] = t_next
             t_arr = t_next + lat_f[done]
-            t_arrive[done] = t_arr
-            segs.append((seg0[fin], np.full(done.size, t_next), done, rate[fin]))
+            last_t0[done] = state[fin, 1]
+            last_rate[done] = rate[fin]
             keep = ~fin
-            acols = acols[np.repeat(keep, ahops)]
-            act, rem, rate, seg0, ahops = act[keep], rem[keep], rate[keep], seg0[keep], ahops[keep]
+            act, state, rate = act[keep], state[keep], rate[keep]
+            sub_at(use, ptab[path_id[done]], 1)
             complete(done, t_arr)
         t = float(t_next)
 
@@ -321,14 +390,33 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         raise ValueError(f"flows: deps form a cycle; flows {stuck[:10].tolist()}"
                          f"{' ...' if stuck.size > 10 else ''} can never start")
 
-    seg = np.empty(sum(len(s[0]) for s in segs), dtype=_SEG)
-    if segs:
-        for name, k in (("t0", 0), ("t1", 1), ("flow", 2), ("rate", 3)):
-            seg[name] = np.concatenate([s[k] for s in segs])
-        seg = seg[np.argsort(seg["flow"], kind="stable")]  # each flow's segments were closed in time order
+    ran = np.flatnonzero(~instant) if any_instant else arange[:n_flows]  # each flow that was active ...
+    last = (last_t0[ran], t_finish[ran], last_rate[ran]) if any_instant else (last_t0, t_finish, last_rate)
+    if not segs:  # ... has one last segment; if no rate changed, that is all, already in flow order
+        seg = np.empty(ran.size, dtype=_SEG)
+        seg["t0"], seg["t1"], seg["flow"], seg["rate"] = last[0], last[1], ran, last[2]
+    else:
+        sizes = [len(s[0]) for s in segs]
+        cols = {"t0": np.concatenate([s[0] for s in segs] + [last[0]]),
+                "t1": np.concatenate((np.repeat(np.array([s[1] for s in segs], dtype=float), sizes), last[1])),
+                "flow": np.concatenate([s[2] for s in segs] + [ran]),
+                "rate": np.concatenate([s[3] for s in segs] + [last[2]])}
+        # each flow's segments were closed in time order, its last one last: sort by flow, stably
+        order = np.argsort(cols["flow"], kind="stable")
+        seg = np.empty(order.size, dtype=_SEG)
+        for name, x in cols.items():
+            seg[name] = x[order]
+    t_arrive = t_finish + lat_f  # each flow's arrival, as complete() was told it
     makespan = float(t_arrive.max()) if n_flows else 0.0
-    per_res = np.bincount(res_idx, weights=np.repeat(nbytes, hops), minlength=net.cap.size) \
-        if res_idx.size else np.zeros(net.cap.size)
+    if n_flows and nbytes.sum() < 2.0**53 and (nbytes == np.floor(nbytes)).all():
+        # whole bytes: every partial sum is exact, so summing path by path gives the same bits
+        per_path = np.bincount(path_id, weights=nbytes, minlength=plen.size)
+        per_res = np.bincount(pres, weights=np.repeat(per_path, plen), minlength=net.cap.size)
+    elif n_flows:
+        res_idx = pres[_ranges(pptr[path_id], hops)]
+        per_res = np.bincount(res_idx, weights=np.repeat(nbytes, hops), minlength=net.cap.size)
+    else:
+        per_res = np.zeros(net.cap.size)
     util = per_res / (net.cap * makespan) if makespan > 0 else np.zeros(net.cap.size)
     keys = [(net.nodes[a], net.nodes[b]) for a, b in zip(net.res_u, net.res_v)]
     link_bytes = dict(zip(keys, per_res.tolist()))
@@ -340,6 +428,7 @@ def _simulate_arrays(net, src, dst, nbytes, start, dep_ptr, dep_idx, routing="sh
         name=net.name, nodes=tuple(net.nodes), src_index=src, dst_index=dst, path_table=tuple(table),
         path_id=path_id, tag_table=tuple(tag_table),
         tag_id=np.zeros(n_flows, dtype=np.int64) if tag_id is None else tag_id,
+        release=start.astype(float), dep_ptr=dep_ptr, dep_idx=dep_idx,
     )
 
 

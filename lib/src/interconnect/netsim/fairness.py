@@ -55,26 +55,25 @@ def _maxmin(rows, cols, cap, n_flows):
     return rate
 
 
-def _maxmin_active(flows, hops, cols, cap, present, remap):
+def _maxmin_active(flows, lr, cols, n, cap, present, remap):
     """:func:`_maxmin` for the engine's active flows, with fewer numpy calls per event.
 
-    Flow ``k`` (of ``flows = arange(n)``) crosses ``hops[k]`` resources, listed flow after
-    flow in ``cols``; every flow crosses at least one. ``present`` (all False) and
-    ``remap`` are scratch arrays of ``cap.size``. Gives the same rates as :func:`_maxmin`,
-    bit for bit: the same shares, minimum and subtractions on the same resources; a
-    resource whose flows are all frozen gets remaining capacity ``inf`` (share ``inf``,
-    which :func:`_maxmin` writes as ``n > 0 ? rem / n : inf``), and the last round stops
-    once every flow is frozen.
+    Flow ``lr[k]`` (of ``0..n-1``) crosses resource ``cols[k]``, the entries listed flow
+    after flow; every flow crosses at least one. ``flows`` is ``arange`` of at least
+    ``n`` entries; ``present`` (all False) and ``remap`` are scratch arrays of
+    ``cap.size``. Gives the same rates as :func:`_maxmin`, bit for bit: the same shares,
+    minimum and subtractions on the same resources; a resource whose flows are all frozen
+    gets remaining capacity ``inf`` (share ``inf``, which :func:`_maxmin` writes as
+    ``n > 0 ? rem / n : inf``), and the last round stops once every flow is frozen.
     """
     present[cols] = True
     used = np.flatnonzero(present)
     present[used] = False
     remap[used] = flows[:used.size] if used.size <= flows.size else np.arange(used.size)
     lc = remap[cols]
-    lr = np.repeat(flows, hops)
     rem = cap[used]
     n_res = used.size
-    rate = np.empty(flows.size)
+    rate = np.empty(n)
     with np.errstate(divide="ignore"):
         while True:
             share = rem / np.bincount(lc, minlength=n_res)
@@ -82,7 +81,7 @@ def _maxmin_active(flows, hops, cols, cap, present, remap):
             bott = share <= m * (1.0 + 1e-9)  # the most constrained resources (ties together)
             fb = lr[bott[lc]]
             rate[fb] = m
-            newly = np.zeros(flows.size, dtype=bool)
+            newly = np.zeros(n, dtype=bool)
             newly[fb] = True
             hit = newly[lr]
             if hit.all():
