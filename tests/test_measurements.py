@@ -154,8 +154,6 @@ PROSE_QUOTES = [
     ("history/nvlink.ipynb", "an NCCL ring reaches {} GB/s busbw", "h200-nvlink4-allreduce-ring-busbw-b", GB, 1),
     ("history/nvlink.ipynb", "NVLink SHARP {} GB/s", "h200-nvlink4-allreduce-nvls-busbw-b", GB, 1),
     ("history/nvlink.ipynb", "H100 pair reaches about {} GB/s", "h100-nvlink4-p2p-uni", GB, 0),
-    ("history/pcie.ipynb", "GPT-2 training took {} s with their NVLink", "titanrtx-gpt2-ddp-nvlink-time", 1.0, 1),
-    ("history/pcie.ipynb", "bridge and {} s with NCCL", "titanrtx-gpt2-ddp-no-p2p-time", 1.0, 1),
     ("why/three_walls.ipynb", "GPT-2 took {} s with their NVLink", "titanrtx-gpt2-ddp-nvlink-time", 1.0, 1),
     ("why/three_walls.ipynb", "bridge and {} s with peer-to-peer", "titanrtx-gpt2-ddp-no-p2p-time", 1.0, 1),
     ("stack/protocols.ipynb", "8 × H200 at 16 GiB is {} GB/s", "h200-nvlink4-allreduce-nvls-busbw", GB, 0),
