@@ -289,6 +289,8 @@ PREFACE_SOLUTIONS = (
     (re.compile(r"their solutions are in drop-downs[^.]*\."),
      "under each is an answer cell whose checker says whether a number is right and, if it is not, "
      "the likely mistake."),
+    # the whole-book PDF is printed from the reader's edition (tools/build_pdf.py), not built here
+    (re.compile(r"\n\nTo read offline or on paper, the whole book is also one <a href=[^\n]*"), ""),
 )
 
 
