@@ -9,6 +9,10 @@
   one-shot, two-shot, NVLS and ring (:func:`allreduce_small`, :func:`allreduce_crossover`).
 * :mod:`~interconnect.serving.batching`: continuous batching in steady state
   (:func:`continuous_batching`, :func:`sustainable_rate`): throughput against TTFT and TPOT.
+* :mod:`~interconnect.serving.disagg`: disaggregated prefill and decode (DistServe,
+  Splitwise, Mooncake): :func:`kv_transfer_time` over NVLink, PCIe or RDMA (layer-wise or
+  not), :func:`colocated` against :func:`disaggregated`, goodput per GPU and
+  :func:`disagg_pays`.
 
 The one-request decode model of the chapter "Applications"
 (:func:`interconnect.applications.decode_step`) is the special case of a dense model with
@@ -19,10 +23,24 @@ The one-request decode model of the chapter "Applications"
 
 from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_crossover, allreduce_small
 from .batching import ServingPoint, continuous_batching, sustainable_rate
+from .disagg import (
+    KV_PATHS,
+    DisaggVerdict,
+    KVTransfer,
+    ServingLayout,
+    colocated,
+    colocated_goodput,
+    decode_goodput,
+    disagg_pays,
+    disaggregated,
+    kv_transfer_time,
+    prefill_goodput,
+)
 from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
 from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
 
 __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
            "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
-           "sustainable_rate"]
+           "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
+           "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput"]

@@ -49,7 +49,7 @@ import numpy as np
 from .._validate import as_count, as_fraction, as_positive, choice
 from .allreduce import SMALL_ALGORITHMS
 from .kv import kv_capacity
-from .steps import _check_tp, _decode, _fp8, as_machine, prefill_time
+from .steps import _check_pp, _check_tp, _decode, _fp8, _send_terms, as_machine, prefill_time
 
 __all__ = ["ServingPoint", "continuous_batching", "sustainable_rate"]
 
@@ -71,7 +71,7 @@ class ServingPoint:
     prefill : float
         Prefill of one prompt alone, seconds.
     prefill_share : float
-        Share of the GPUs' time spent prefilling, ``rate * prefill``.
+        Share of the GPUs' time spent prefilling, ``rate * prefill / pp``.
     throughput : float
         Output tokens per second, ``rate * output``.
     kv_tokens : float
@@ -106,17 +106,21 @@ def _gpu_of(machine, cl, gpu):
 class _Setup:
     """Validated arguments and the rate-independent parts (prefill time, capacity)."""
 
-    def __init__(self, model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu):
+    def __init__(self, model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu,
+                 pp=1):
         self.model, self.cl = model, as_machine(machine)
         self.tp = _check_tp(model, self.cl, tp)
+        self.pp = _check_pp(model, self.cl, self.tp, pp)
+        self.send = _send_terms(machine, self.tp, self.pp)
         self.prompt, self.output = as_count("prompt", prompt), as_count("output", output)
         self.fp8 = _fp8(fp8)
         self.kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
         self.algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
         as_fraction("reserve", reserve, 0.0, 1.0, low_open=False)
-        self.prefill = prefill_time(model, self.cl, self.prompt, self.tp, self.fp8, kv_bytes=self.kv_bytes,
-                                    algorithm=self.algorithm).total
-        cap = kv_capacity(model, _gpu_of(machine, self.cl, gpu), tp=self.tp, weight_bytes=1 if self.fp8 else 2,
+        self.prefill = prefill_time(model, machine, self.prompt, self.tp, self.fp8, kv_bytes=self.kv_bytes,
+                                    algorithm=self.algorithm, pp=self.pp).total
+        cap = kv_capacity(model, _gpu_of(machine, self.cl, gpu), tp=self.tp, pp=self.pp,
+                          weight_bytes=1 if self.fp8 else 2,
                           kv_bytes=self.kv_bytes, block_tokens=block_tokens, reserve=reserve)
         self.capacity = cap.tokens
         self.context = self.prompt + self.output / 2.0
@@ -124,7 +128,7 @@ class _Setup:
 
     def decode(self, batch):
         return _decode(self.model, self.cl, self.tp, batch, self.context, self.fp8, self.kv_bytes, 2.0,
-                       self.algorithm).total
+                       self.algorithm, self.pp, self.pp, self.send).total
 
     def solve(self, rate, grid=64, rtol=1e-12):
         """(T, B) of the operating point, or None where the rate is not sustainable.
@@ -133,7 +137,7 @@ class _Setup:
         (below it the fixed-point map stays above the diagonal, so g < 0): the first point of a
         geometric grid up to the capacity's T_max where g >= 0, then bisection.
         """
-        rho = rate * self.prefill
+        rho = rate * self.prefill / self.pp
         if rho >= 1.0:
             return None
         lo = self.decode(0.0) / (1.0 - rho)
@@ -160,7 +164,7 @@ class _Setup:
         return hi, rate * self.output * hi
 
     def sustainable(self, rtol=1e-6):
-        lo, hi = 0.0, 1.0 / self.prefill
+        lo, hi = 0.0, self.pp / self.prefill
         while hi - lo > rtol * hi:
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if self.solve(mid) is not None else (lo, mid)
@@ -168,7 +172,7 @@ class _Setup:
 
 
 def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_bytes=2, block_tokens=16,
-                        reserve=0.1, algorithm="auto", gpu=None):
+                        reserve=0.1, algorithm="auto", gpu=None, pp=1):
     """Steady state of one TP replica serving ``rate`` requests per second with continuous batching.
 
     Parameters
@@ -194,6 +198,10 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
         TP AllReduce algorithm, :func:`~interconnect.serving.allreduce_small`.
     gpu : str, optional
         The GPU whose memory holds the cache; default the machine's.
+    pp : int
+        Pipeline stages of the replica (``tp * pp`` GPUs): decode in ``pp`` microbatches
+        (:func:`~interconnect.serving.decode_step_time`), and a prompt occupies the pipeline
+        for ``P / pp`` of its prefill latency ``P``.
 
     Returns
     -------
@@ -215,7 +223,7 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     >>> round(s.batch, 1), round(s.tpot * 1e3, 1), round(s.ttft * 1e3), round(s.throughput)
     (3.1, 6.0, 44, 512)
     """
-    st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
+    st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp)
     lam = float(as_positive("rate", rate, "requests/s"))
     sol = st.solve(lam)
     if sol is None:
@@ -223,12 +231,13 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
                          f"(prefill {st.prefill * 1e3:.3g} ms, KV capacity {st.capacity} tokens)")
     t, b = sol
     ttft = t / 2.0 + st.decode(b) + st.prefill
-    return ServingPoint(rate=lam, batch=b, tpot=t, ttft=ttft, prefill=st.prefill, prefill_share=lam * st.prefill,
+    return ServingPoint(rate=lam, batch=b, tpot=t, ttft=ttft, prefill=st.prefill,
+                        prefill_share=lam * st.prefill / st.pp,
                         throughput=lam * st.output, kv_tokens=b * st.context, kv_capacity=st.capacity)
 
 
 def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, block_tokens=16, reserve=0.1,
-                     algorithm="auto", gpu=None):
+                     algorithm="auto", gpu=None, pp=1):
     """Largest arrival rate :func:`continuous_batching` sustains (requests per second).
 
     Bisection on the rate for the largest one with ``rate P < 1``, a fixed point of the
@@ -246,4 +255,4 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     22.6
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
-                  gpu).sustainable()
+                  gpu, pp).sustainable()

@@ -23,6 +23,20 @@ bandwidth fraction (``comm_efficiency``) and its per-step latency, the link's
 another with ``dataclasses.replace(machine("dgx-h100"), intra_latency=...)``. TP stays inside
 one NVLink domain.
 
+**Pipeline parallelism** (``pp`` stages of ``l / pp`` layers, each a TP group of ``tp`` GPUs)
+splits the weights and the KV cache over more GPUs without shortening a token's path: every
+token still goes through all layers, one stage after another, and between two stages its
+activations (``tokens * hidden * act_bytes`` bytes) are sent by
+:func:`interconnect.transfer.p2p_copy` over NVLink when the ``tp * pp`` GPUs fit in one NVLink
+domain, by :func:`interconnect.transfer.gpudirect_rdma` otherwise. A prefill's latency is the
+sum of its stages plus ``pp - 1`` sends (the pipeline raises prefill *throughput* ``pp``-fold
+when prompts follow one another, not latency). Decode splits the batch into ``microbatches``
+``m`` (default ``pp``, as vLLM's pipeline-parallel engine keeps ``pp`` batches in flight): a
+stage processes the ``m`` microbatches in turn, each re-reading the stage's weights, and a
+sequence's next token waits for its microbatch to come round, so
+``TPOT = max(m, pp) x (stage time of b / m sequences + one send)``. Stages are taken as
+balanced (the embedding and logits spread like the layers).
+
 Assumptions: weights in BF16 (``fp8=False``) or FP8 (``fp8=True``, 1 byte each and the FP8
 GEMM ceiling); attention always in BF16; routing of MoE tokens uniform and independent (so
 ``b`` tokens touch ``E (1 - (1 - k/E)^b)`` of ``E`` routed experts); no expert parallelism
@@ -35,14 +49,16 @@ R. Pope et al., "Efficiently Scaling Transformer Inference", MLSys 2023 (arXiv:2
 T. Dao, "FlashAttention-2", ICLR 2024; J. Shah et al., "FlashAttention-3", NeurIPS 2024
 (the causal mask halves the work).
 M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, sec. 3.
+W. Kwon et al., vLLM, ``vllm/v1/engine`` (pipeline parallelism with ``pp`` batches in flight).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .._validate import as_count, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS, allreduce_small
+from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_small
 from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine"]
@@ -85,6 +101,7 @@ def _fp8(fp8):
     return fp8
 
 
+@lru_cache(maxsize=64)
 def _rates(cl, fp8):
     """(GEMM FLOP/s, attention FLOP/s) of one GPU."""
     from ..parallel.gemm import CEILING_FP8, ceiling_fraction
@@ -115,6 +132,22 @@ def _check_tp(model, cl, tp):
     return tp
 
 
+def _check_pp(model, cl, tp, pp):
+    pp = as_count("pp", pp)
+    if pp > model.layers:
+        raise ValueError(f"pp={pp} is not allowed; allowed 1 to layers={model.layers}")
+    return pp
+
+
+def _send(cl_or_name, tp, pp, nbytes):
+    """One activation send between pipeline stages (0 without pipeline parallelism)."""
+    if pp == 1:
+        return 0.0
+    from ._paths import send_time
+
+    return send_time(cl_or_name, nbytes, tp * pp > as_machine(cl_or_name).gpus_per_node)
+
+
 def weights_read(model, tokens):
     """Parameters a forward pass over ``tokens`` tokens reads: all of a dense model's; of an MoE
     model's routed experts only those the tokens touch, ``E (1 - (1 - k/E)^tokens)`` per layer.
@@ -139,7 +172,10 @@ def weights_read(model, tokens):
     >>> [round(weights_read(m, t) / 1e9, 1) for t in (1, 64)]
     [12.9, 46.7]
     """
-    t = float(as_positive("tokens", tokens))
+    return _weights_read(model, float(as_positive("tokens", tokens)))
+
+
+def _weights_read(model, t):
     if model.num_experts is None:
         return float(model.params)
     e, k = model.num_experts, model.top_k
@@ -148,11 +184,32 @@ def weights_read(model, tokens):
     return float(model.params - model.moe_layers * (e - touched) * one)
 
 
+@lru_cache(maxsize=256)
+def _coefficients(n, algorithms):
+    return tuple(allreduce_coefficients(n, a) for a in algorithms)
+
+
 def _comm(model, cl, tp, tokens, act_bytes, algorithm):
     if tp == 1:
         return 0.0
-    link = (cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency)
-    return 2.0 * model.layers * allreduce_small(tokens * model.hidden * act_bytes, tp, link, algorithm)
+    bw, lat = cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency
+    s = tokens * model.hidden * act_bytes
+    if algorithm == "nvls":
+        return 2.0 * model.layers * allreduce_small(s, tp, (bw, lat), algorithm)
+    # the closed forms of allreduce_small (the ring's is collective_time's), without its
+    # argument checks: this runs inside the batching model's fixed-point search
+    algs = ("oneshot", "twoshot", "ring") if algorithm == "auto" else (algorithm,)
+    return 2.0 * model.layers * min(ca * lat + cb * s / bw for ca, cb in _coefficients(tp, algs))
+
+
+@lru_cache(maxsize=64)
+def _flops(model):
+    return model.forward_flops_per_token()
+
+
+@lru_cache(maxsize=256)
+def _kv_per_token(model, tp, kv_bytes):
+    return kv_bytes_per_token(model, tp, 1, kv_bytes)
 
 
 def _attention_per_context(model):
@@ -175,9 +232,12 @@ class PrefillTime:
     comm : float
         The ``2 l`` TP AllReduces of ``batch tokens h act_bytes`` bytes.
     total : float
-        ``max(linear + attention, memory) + comm``.
+        ``max(linear + attention, memory) + comm + send``: the prefill's latency.
     tokens_per_second : float
-        Prompt tokens per second of the replica.
+        Prompt tokens per second of the replica, ``batch tokens / total`` (``pp`` times more
+        with prompts following each other through the pipeline).
+    send : float
+        The ``pp - 1`` activation sends between pipeline stages (0 at ``pp = 1``).
     """
 
     linear: float
@@ -186,9 +246,11 @@ class PrefillTime:
     comm: float
     total: float
     tokens_per_second: float
+    send: float = 0.0
 
 
-def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, act_bytes=2, algorithm="auto"):
+def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, act_bytes=2, algorithm="auto",
+                 pp=1):
     """Time to prefill ``batch`` prompts of ``tokens`` tokens on a TP group of ``tp`` GPUs.
 
     Parameters
@@ -209,6 +271,9 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     algorithm : str
         Of :func:`~interconnect.serving.allreduce_small` ("auto": the fastest of one-shot,
         two-shot and ring).
+    pp : int
+        Pipeline stages, 1 to ``layers``: adds ``pp - 1`` sends of ``batch tokens h act_bytes``
+        bytes.
 
     Returns
     -------
@@ -237,9 +302,11 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     wbytes = (1.0 if fp8 else 2.0) * weights_read(model, b * s) / tp
     memory = (wbytes + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes)) / cl.memory_bandwidth
     comm = _comm(model, cl, tp, b * s, ab, algorithm)
-    total = max(linear + attention, memory) + comm
+    pp = _check_pp(model, cl, tp, pp)
+    send = (pp - 1) * _send(machine, tp, pp, b * s * model.hidden * ab)
+    total = max(linear + attention, memory) + comm + send
     return PrefillTime(linear=linear, attention=attention, memory=memory, comm=comm, total=total,
-                       tokens_per_second=b * s / total)
+                       tokens_per_second=b * s / total, send=send)
 
 
 @dataclass(frozen=True)
@@ -263,6 +330,12 @@ class DecodeTime:
         ``batch / total``, the replica's output tokens per second.
     memory_bound : bool
         ``weights + kv >= compute``.
+    send : float
+        Activation sends between pipeline stages on a token's way, ``max(m, pp)`` of them
+        (0 at ``pp = 1``).
+
+    With ``pp`` stages and ``m`` microbatches, ``weights``, ``kv``, ``compute`` and ``comm`` are
+    what a token waits for: ``max(m, pp)`` stage times of ``b / m`` sequences.
     """
 
     weights: float
@@ -272,23 +345,39 @@ class DecodeTime:
     total: float
     tokens_per_second: float
     memory_bound: bool
+    send: float = 0.0
 
 
-def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm):
-    """:func:`decode_step_time` for validated arguments; ``batch`` and ``context`` may be fractional."""
+def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, pp=1, microbatches=1, send=(0.0, 0.0)):
+    """:func:`decode_step_time` for validated arguments; ``batch`` and ``context`` may be fractional.
+
+    ``send`` is the (latency, seconds per byte) of one stage-to-stage send.
+    """
     gemm, attn = _rates(cl, fp8)
-    terms = model.forward_flops_per_token()
-    weights = (1.0 if fp8 else 2.0) * weights_read(model, max(batch, 1e-12)) / tp / cl.memory_bandwidth
-    kv = batch * context * kv_bytes_per_token(model, tp, 1, kv_bytes) / cl.memory_bandwidth
-    compute = (batch * (terms["matmul"] + terms["logits"]) / (tp * gemm)
-               + batch * context * _attention_per_context(model) / (tp * attn))
-    comm = _comm(model, cl, tp, max(batch, 1e-12), act_bytes, algorithm)
-    total = max(weights + kv, compute) + comm
+    terms = _flops(model)
+    b = batch / microbatches
+    rounds = max(microbatches, pp) / pp     # stage passes per token, in units of a whole model's layers
+    weights = rounds * (1.0 if fp8 else 2.0) * _weights_read(model, max(b, 1e-12)) / tp / cl.memory_bandwidth
+    kv = rounds * b * context * _kv_per_token(model, tp, kv_bytes) / cl.memory_bandwidth
+    compute = rounds * (b * (terms["matmul"] + terms["logits"]) / (tp * gemm)
+                        + b * context * _attention_per_context(model) / (tp * attn))
+    comm = rounds * _comm(model, cl, tp, max(b, 1e-12), act_bytes, algorithm)
+    sends = 0.0 if pp == 1 else max(microbatches, pp) * (send[0] + b * model.hidden * act_bytes * send[1])
+    total = max(weights + kv, compute) + comm + sends
     return DecodeTime(weights=weights, kv=kv, compute=compute, comm=comm, total=total,
-                      tokens_per_second=batch / total, memory_bound=weights + kv >= compute)
+                      tokens_per_second=batch / total, memory_bound=weights + kv >= compute, send=sends)
 
 
-def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2, act_bytes=2, algorithm="auto"):
+def _send_terms(machine, tp, pp):
+    """(latency, seconds per byte) of a stage-to-stage send; (0, 0) at ``pp = 1``."""
+    if pp == 1:
+        return 0.0, 0.0
+    t0 = _send(machine, tp, pp, 0.0)
+    return t0, (_send(machine, tp, pp, 1e9) - t0) / 1e9
+
+
+def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2, act_bytes=2, algorithm="auto",
+                     pp=1, microbatches=None):
     """Time of one decode step of ``batch`` sequences with ``context`` tokens cached each.
 
     Parameters
@@ -309,6 +398,11 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
         Bytes per KV element (1: an FP8 cache) and per AllReduce element, > 0.
     algorithm : str
         Of :func:`~interconnect.serving.allreduce_small`.
+    pp : int
+        Pipeline stages, 1 to ``layers``.
+    microbatches : int, optional
+        Microbatches the batch is split into with ``pp > 1``, 1 to ``batch``; default
+        ``min(pp, batch)``.
 
     Returns
     -------
@@ -331,4 +425,9 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     kvb = float(as_positive("kv_bytes", kv_bytes, "bytes"))
     ab = float(as_positive("act_bytes", act_bytes, "bytes"))
     algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
-    return _decode(model, cl, tp, float(b), float(c), _fp8(fp8), kvb, ab, algorithm)
+    pp = _check_pp(model, cl, tp, pp)
+    m = min(pp, b) if microbatches is None else as_count("microbatches", microbatches)
+    if m > b:
+        raise ValueError(f"microbatches={m} is not allowed; allowed 1 to batch={b}")
+    return _decode(model, cl, tp, float(b), float(c), _fp8(fp8), kvb, ab, algorithm, pp, m,
+                   _send_terms(machine, tp, pp))
