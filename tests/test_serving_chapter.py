@@ -18,7 +18,7 @@ from interconnect.parallel.machines import machine  # noqa: E402
 from interconnect.units import fmt_time  # noqa: E402
 from interconnect.viz.explorers import serving as xs  # noqa: E402
 
-MAKERS = {"batch_explorer": xs.batch_explorer}
+MAKERS = {"batch_explorer": xs.batch_explorer, "disagg_explorer": xs.disagg_explorer}
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
@@ -71,3 +71,24 @@ def test_batch_curves_stop_where_the_cache_is_full():
         assert np.isfinite(t) == (b * 32768 <= cap)
     # Llama 3 405B in BF16 does not fit 8 H100 at all (810 GB of weights in 8 x 72 GiB)
     assert np.isnan(xs.batch_curves("llama3-405b", 512)["DGX H100, NVLink 4"][0]).all()
+
+
+def test_disagg_explorer_shows_the_verdicts():
+    ex = xs.disagg_explorer()
+    m = models.get("llama3-70b")
+    ex._draw(ex.defaults | {"prompt": 512})
+    note = ex.fig.axes[0].texts[0].get_text()
+    wins = [x for x in xs.TPOT_SLOS if S.disagg_pays(m, "dgx-h100", 512, 256, 1.0, x).pays]
+    assert wins, "under some TPOT objective splitting the phases must pay for 512-token prompts"
+    assert note.endswith("disaggregation pays at TPOT objectives (ms): " + ", ".join(f"{1e3 * x:g}" for x in wins))
+    kv = S.kv_transfer_time(m, 512, "rdma", "dgx-h100", tp=8, layerwise=True).exposed
+    assert f"{fmt_time(kv)} exposed" in note
+
+
+def test_disagg_curves_are_disagg_pays():
+    c = xs.disagg_curves("llama3-70b", 2048, "Ethernet 100 Gb/s", 0.5, False)
+    v = S.disagg_pays(models.get("llama3-70b"), "dgx-h100", 2048, 256, 0.5, xs.TPOT_SLOS[2],
+                      link=(12.5e9, 2.7e-6), layerwise=False)
+    assert c["colocated"][2] == pytest.approx(v.colocated_per_gpu)
+    assert c["disaggregated"][2] == pytest.approx(v.disaggregated_per_gpu)
+    assert c["kv"] == pytest.approx(v.kv_transfer)

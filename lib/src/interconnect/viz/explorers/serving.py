@@ -7,6 +7,7 @@ chapter compares (8 H100 on PCIe 5.0, a DGX H100 on NVLink 4, a GB200 NVL72 on N
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -15,7 +16,8 @@ from ... import plots
 from ...units import fmt_time
 from ...widgets import Explorer, Param
 
-__all__ = ["serving_machines", "pcie_h100", "batch_explorer", "BATCHES"]
+__all__ = ["serving_machines", "pcie_h100", "batch_explorer", "BATCHES", "disagg_explorer", "disagg_curves",
+           "KV_LINKS", "TPOT_SLOS"]
 
 #: Decode batches the batch explorer plots (sequences decoded together).
 BATCHES = tuple(2 ** k for k in range(11))
@@ -202,3 +204,141 @@ def batch_explorer(models=("llama3-8b", "llama3-70b", "llama3-405b"), contexts=(
     ]
     return Explorer("Decode batch against latency and throughput", params, make_figure,
                     static=("model", "context"), alt=alt, dpi=72, colors=32)
+
+
+#: TPOT objectives (seconds) the disaggregation explorer sweeps.
+TPOT_SLOS = (0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2)
+
+
+def _kv_links():
+    """``{label: link}`` of the KV paths offered: the library's three and 100 Gb/s Ethernet as a pair."""
+    from ...links import get_link
+
+    eth = get_link("eth-100g")
+    return {"NVLink (one domain)": "nvlink", "PCIe 5.0 switch": "pcie", "RDMA, NDR 400 Gb/s": "rdma",
+            "Ethernet 100 Gb/s": (eth.bandwidth, eth.latency)}
+
+
+#: Labels of the KV paths of :func:`disagg_explorer`.
+KV_LINKS = tuple(_kv_links())
+
+
+@functools.lru_cache(maxsize=256)
+def disagg_curves(model, prompt, link, ttft_slo, layerwise=True, output=256, machine="dgx-h100", tp=8,
+                  slos=TPOT_SLOS):
+    """Goodput per GPU, colocated and disaggregated, over the TPOT objectives ``slos``.
+
+    :func:`interconnect.serving.disagg_pays` at each objective (cached: the arguments are hashable).
+
+    Parameters
+    ----------
+    model : str
+        A catalog model.
+    prompt : int
+        Prompt tokens.
+    link : str
+        One of :data:`KV_LINKS`.
+    ttft_slo : float
+        TTFT objective, seconds.
+    layerwise : bool
+        Layer-wise KV transfer.
+    output : int
+        Output tokens per request.
+    machine : str
+        A machine preset.
+    tp : int
+        TP degree of every instance.
+    slos : sequence of float
+        TPOT objectives, seconds.
+
+    Returns
+    -------
+    dict
+        ``colocated``, ``disaggregated`` (arrays, requests/s per GPU) and ``kv`` (exposed KV
+        transfer per request, seconds).
+    """
+    from ...catalog import models
+    from ...serving import disagg_pays
+
+    m = models.get(model)
+    lk = _kv_links()[link]
+    v = [disagg_pays(m, machine, prompt, output, ttft_slo, x, link=lk, tp=tp, layerwise=layerwise) for x in slos]
+    return {"colocated": np.array([x.colocated_per_gpu for x in v]),
+            "disaggregated": np.array([x.disaggregated_per_gpu for x in v]), "kv": v[0].kv_transfer}
+
+
+def disagg_explorer(models=("llama3-70b", "llama3-8b"), machine="dgx-h100", output=256):
+    """When disaggregation pays: goodput per GPU against the TPOT objective.
+
+    Requests per second per GPU served within both objectives (TTFT and TPOT), colocated
+    (continuous batching, one TP-8 replica) and disaggregated (TP-8 prefill and decode
+    instances in the best mix), from :func:`interconnect.serving.disagg_pays`; shaded where
+    disaggregation serves more. Sliders: the prompt length, the KV path, the TTFT objective and
+    layer-wise transfer. The static book varies the prompt (each frame costs some 20 goodput
+    searches).
+
+    Parameters
+    ----------
+    models : sequence of str
+        Catalog models offered.
+    machine : str
+        A machine preset.
+    output : int
+        Output tokens per request.
+
+    Returns
+    -------
+    interconnect.widgets.Explorer
+    """
+    x = np.array(TPOT_SLOS) * 1e3
+
+    def make_figure():
+        fig, ax = plots.new_figure(f"When disaggregation pays: TP 8 instances on {machine}, {output} output tokens",
+                                   "TPOT objective (ms)", "goodput (requests/s per GPU)", figsize=(7.6, 4.4))
+        col, = ax.plot(x, np.ones(len(x)), "o-", color=plots.PALETTE[0], label="colocated (continuous batching)")
+        dis, = ax.plot(x, np.ones(len(x)), "s--", color=plots.PALETTE[1],
+                       label="disaggregated (prefill and decode instances)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks([10, 20, 50, 100, 200], ["10", "20", "50", "100", "200"])
+        ax.minorticks_off()
+        ax.set_ylim(0.05, 20)
+        ax.legend(loc="upper left", fontsize=8)
+        note = ax.text(0.98, 0.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
+                       bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
+        shade = []
+
+        def update(prompt, model, link, ttft, layerwise):
+            c = disagg_curves(model, prompt, link, ttft, layerwise, output, machine)
+            col.set_ydata(np.maximum(c["colocated"], 1e-3))
+            dis.set_ydata(np.maximum(c["disaggregated"], 1e-3))
+            while shade:
+                shade.pop().remove()
+            pays = c["disaggregated"] > c["colocated"]
+            shade.append(ax.fill_between(x, 1e-3, 100, where=pays, color=plots.PALETTE[1], alpha=0.12, lw=0))
+            wins = ", ".join(f"{v:g}" for v in x[pays]) or "none"
+            note.set_text(f"{model}, prompt {prompt:,} tokens, KV over {link}\nTTFT objective {ttft:g} s, "
+                          f"{'layer-wise' if layerwise else 'whole-cache'} transfer: {fmt_time(c['kv'])} exposed\n"
+                          f"disaggregation pays at TPOT objectives (ms): {wins}")
+            return [col, dis, note] + shade
+
+        return fig, update
+
+    def alt(prompt, model, link, ttft, layerwise):
+        c = disagg_curves(model, prompt, link, ttft, layerwise, output, machine)
+        pays = c["disaggregated"] > c["colocated"]
+        wins = ", ".join(f"{v:g}" for v in x[pays]) or "none of them"
+        return (f"Goodput per GPU against the TPOT objective from {x[0]:g} to {x[-1]:g} ms for {model} on {machine}, "
+                f"{prompt}-token prompts, KV cache over {link}, TTFT objective {ttft:g} s: colocated from "
+                f"{c['colocated'][0]:.3g} to {c['colocated'][-1]:.3g}, disaggregated from {c['disaggregated'][0]:.3g} "
+                f"to {c['disaggregated'][-1]:.3g} requests/s per GPU; disaggregation pays at {wins} ms.")
+
+    params = [
+        Param("prompt", "prompt (tokens)", (512, 2048, 8192), 2048, fmt=lambda v: f"{v:,}"),
+        Param("model", "model", tuple(models), models[0]),
+        Param("link", "KV path", KV_LINKS, "RDMA, NDR 400 Gb/s"),
+        Param("ttft", "TTFT objective (s)", (0.25, 0.5, 1.0, 2.0), 1.0, fmt=lambda v: f"{v:g} s"),
+        Param("layerwise", "layer-wise transfer", (True, False), True, fmt=lambda v: "yes" if v else "no"),
+    ]
+    return Explorer("When disaggregation pays", params, make_figure, static=("prompt",), alt=alt, dpi=72,
+                    colors=32)
