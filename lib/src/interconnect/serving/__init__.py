@@ -13,6 +13,12 @@
   Splitwise, Mooncake): :func:`kv_transfer_time` over NVLink, PCIe or RDMA (layer-wise or
   not), :func:`colocated` against :func:`disaggregated`, goodput per GPU and
   :func:`disagg_pays`.
+* :mod:`~interconnect.serving.moe`: expert-parallel MoE decode with data-parallel attention
+  (:func:`moe_decode_step_time`): the dispatch and combine AllToAlls of
+  :mod:`interconnect.moe` over NVLink (an NVL72 rack) or RDMA between 8-GPU nodes.
+
+Pipeline parallelism (``pp``) is an argument of :func:`prefill_time`,
+:func:`decode_step_time`, :func:`continuous_batching` and :func:`sustainable_rate`.
 
 The one-request decode model of the chapter "Applications"
 (:func:`interconnect.applications.decode_step`) is the special case of a dense model with
@@ -37,10 +43,12 @@ from .disagg import (
     prefill_goodput,
 )
 from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
+from .moe import MoEDecodeTime, moe_decode_step_time
 from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
 
 __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
            "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
-           "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput"]
+           "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
+           "MoEDecodeTime", "moe_decode_step_time"]
