@@ -125,3 +125,69 @@ def _srv_ex_layout():
         "best_latency": Answer(fast, choices=tuple(_LAYOUTS),
                                mistakes={k: v for k, v in why_lat.items() if k != fast}),
     }
+
+
+# srv-ex-kvx: the KV cache of one 8,192-token prompt sent from a TP-8 prefill to a TP-8 decode instance over RDMA
+@exercise("srv-ex-kvx", CHAPTER, parts=("bytes_per_gpu", "whole", "layerwise"),
+          doc="bytes each GPU sends for the KV cache of one 8,192-token Llama 3 70B prompt (BF16, TP 8 to TP 8, "
+              "DGX H100 over GPUDirect RDMA), the time to send it whole after the prefill, and the time left "
+              "exposed when it is sent layer by layer during the prefill")
+def _srv_ex_kvx():
+    m = models.get("llama3-70b")
+    whole = S.kv_transfer_time(m, 8192, "rdma", "dgx-h100", tp=8)
+    lw = S.kv_transfer_time(m, 8192, "rdma", "dgx-h100", tp=8, layerwise=True)
+    return {
+        "bytes_per_gpu": Answer(whole.bytes, "B", mistakes={
+            "gave the whole prompt's cache; each of the 8 GPUs sends its own shard": whole.total_bytes}),
+        "whole": Answer(whole.time, "s", mistakes={
+            "sent the whole cache through one NIC; each GPU sends its shard through its own":
+                S.kv_transfer_time(m, 8192, "rdma", "dgx-h100", tp=1, decode_tp=1).time}),
+        "layerwise": Answer(lw.exposed, "s", mistakes={
+            "gave the whole transfer; sent layer by layer it overlaps the prefill, and only the last layer's "
+            "share is left": whole.time}),
+    }
+
+
+_SLOS = (0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2)
+
+
+# srv-ex-disagg: the loosest TPOT objective at which splitting prefill and decode still pays
+@exercise("srv-ex-disagg", CHAPTER, parts=("loosest", "gain"),
+          doc="Llama 3 70B on DGX H100, TP-8 instances, 2,048-token prompts, 256 output tokens, TTFT objective 1 s, KV "
+              "over RDMA layer by layer: the loosest TPOT objective of 10, 15, 20, 30, 50, 100, 200 ms at which "
+              "disaggregation serves more requests per GPU, and its gain per GPU at 15 ms")
+def _srv_ex_disagg():
+    m = models.get("llama3-70b")
+    v = {x: S.disagg_pays(m, "dgx-h100", 2048, 256, 1.0, x) for x in _SLOS}
+    loosest = max(x for x in _SLOS if v[x].pays)
+    first_loss = min((x for x in _SLOS if not v[x].pays), default=None)
+    wrong = {} if first_loss is None else {
+        "gave the first objective at which it no longer pays": first_loss}
+    gain = v[0.015].disaggregated_per_gpu / v[0.015].colocated_per_gpu
+    return {"loosest": Answer(loosest, "s", rtol=0.01, mistakes=wrong),
+            "gain": Answer(gain, "1", mistakes={"inverted the ratio: colocated / disaggregated": 1 / gain})}
+
+
+# srv-ex-ep: DeepSeek-V3 expert-parallel decode, EP 64 over NDR against EP 64 in one NVL72 rack
+@exercise("srv-ex-ep", CHAPTER, parts=("comm_ib", "comm_nvl", "tokens_ib", "tokens_nvl"),
+          doc="DeepSeek-V3 in FP8, 128 sequences of 2,048 tokens per GPU, EP 64: the dispatch and combine time of "
+              "one decode step (all MoE layers) on 8 DGX H100 over NDR (node-limited to 4 nodes) and on 64 GPUs of "
+              "a GB200 NVL72; output tokens/s per GPU with the AllToAlls overlapped (two micro-batches)")
+def _srv_ex_ep():
+    m = models.get("deepseek-v3")
+    ib = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4)
+    nvl = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True)
+    ibo = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4, overlap=True)
+    nvlo = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True, overlap=True)
+    return {
+        "comm_ib": Answer(ib.comm, "s", mistakes={"gave one MoE layer's dispatch and combine, not all 58":
+                                                  ib.dispatch + ib.combine}),
+        "comm_nvl": Answer(nvl.comm, "s", mistakes={"gave one MoE layer's dispatch and combine, not all 58":
+                                                    nvl.dispatch + nvl.combine}),
+        "tokens_ib": Answer(ibo.tokens_per_second_per_gpu, "1", mistakes={
+            "left the AllToAlls exposed (no second micro-batch)": ib.tokens_per_second_per_gpu,
+            "gave the whole EP group's tokens/s, not one GPU's": ibo.tokens_per_second}),
+        "tokens_nvl": Answer(nvlo.tokens_per_second_per_gpu, "1", mistakes={
+            "left the AllToAlls exposed (no second micro-batch)": nvl.tokens_per_second_per_gpu,
+            "gave the whole EP group's tokens/s, not one GPU's": nvlo.tokens_per_second}),
+    }
