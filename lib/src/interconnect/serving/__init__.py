@@ -17,6 +17,10 @@
   (:func:`moe_decode_step_time`): the dispatch and combine AllToAlls of
   :mod:`interconnect.moe` over NVLink (an NVL72 rack) or RDMA between 8-GPU nodes.
 
+* :mod:`~interconnect.serving.planner`: :func:`plan_serving`, how many GPUs in what layout
+  (colocated or disaggregated; TP, PP, EP; replicas) serve a model at a rate within TTFT and
+  TPOT objectives.
+
 Pipeline parallelism (``pp``) is an argument of :func:`prefill_time`,
 :func:`decode_step_time`, :func:`continuous_batching` and :func:`sustainable_rate`.
 
@@ -44,6 +48,7 @@ from .disagg import (
 )
 from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
 from .moe import MoEDecodeTime, moe_decode_step_time
+from .planner import ServingOption, ServingPlan, plan_serving
 from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
 
 __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
@@ -51,4 +56,4 @@ __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "all
            "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
-           "MoEDecodeTime", "moe_decode_step_time"]
+           "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving"]

@@ -440,24 +440,35 @@ def prefill_goodput(model, machine, prompt, ttft_slo, tp=8, kv_seconds=0.0, fp8=
     return 2.0 * x / (p * p + 2.0 * x * p)
 
 
-def _decode_goodput(st, tpot_slo, rtol=1e-6):
-    """Largest rate whose decode-only operating point (:func:`_decode_point`) has TPOT <= tpot_slo.
-
-    Bisection on the rate below ``max_batch / (output D(0))`` (the cache holds ``B = rate
-    output T`` with ``T >= D(0)``).
-    """
-    def ok(rate):
-        sol = _decode_point(st, rate)
-        return sol is not None and sol[0] <= tpot_slo
-
-    hi = st.max_batch / (st.output * st.decode(0.0))
-    lo = 1e-9 * hi
+def _largest_batch(ok, top, rtol):
+    """Largest B in (0, top] with ok(B) (ok monotone: true, then false), 0.0 if none."""
+    if ok(top):
+        return top
+    lo, hi = 1e-9, top
     if not ok(lo):
         return 0.0
     while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
     return lo
+
+
+def _decode_goodput(st, tpot_slo, rtol=1e-9):
+    """Largest rate a decode-only instance serves with TPOT <= tpot_slo.
+
+    Parametrised by the running batch: a batch ``B`` is the operating point of the rate
+    ``r(B) = B / (output D(B))`` (Little's law), with TPOT ``D(B)``; ``D(B) / B`` falls as
+    ``B`` grows (every term of ``D`` is affine or concave with a non-negative intercept), so
+    ``r`` rises with ``B`` and the goodput is ``r(B*)`` at the largest ``B*`` within the
+    capacity with ``D(B*) <= tpot_slo``.
+    """
+    saved = st.prefill
+    st.prefill = 0.0
+    try:
+        b = _largest_batch(lambda x: st.decode(x) <= tpot_slo, st.max_batch, rtol)
+        return 0.0 if b <= 0 else b / (st.output * st.decode(b))
+    finally:
+        st.prefill = saved
 
 
 def decode_goodput(model, machine, prompt, output, tpot_slo, tp=8, fp8=False, kv_bytes=2, block_tokens=16,
@@ -492,15 +503,26 @@ def _colocated_ok(st, rate, ttft_slo, tpot_slo):
     return t <= tpot_slo and t / 2.0 + st.decode(b) + st.prefill <= ttft_slo
 
 
-def _colocated_goodput(st, ttft_slo, tpot_slo, rtol=1e-6):
-    hi = st.pp / st.prefill
-    if not _colocated_ok(st, 1e-9 * hi, ttft_slo, tpot_slo):
-        return 0.0
-    lo = 1e-9 * hi
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _colocated_ok(st, mid, ttft_slo, tpot_slo) else (lo, mid)
-    return lo
+def _colocated_at(st, b):
+    """(rate, TPOT, TTFT) of the colocated operating point with running batch ``b``:
+    ``T (1 - r P / pp) = D(b)`` and ``b = r output T`` give ``r = b / (output D(b) + b P / pp)``,
+    ``T = D(b) + b P / (pp output)``, TTFT ``= T / 2 + D(b) + P``."""
+    d = st.decode(b)
+    occ = st.prefill / st.pp
+    t = d + b * occ / st.output
+    return b / (st.output * d + b * occ), t, t / 2.0 + d + st.prefill
+
+
+def _colocated_goodput(st, ttft_slo, tpot_slo, rtol=1e-9):
+    """Largest rate within both objectives: the rate ``r(B*)`` of the largest running batch
+    ``B*`` (within the capacity) whose TPOT and TTFT (:func:`_colocated_at`, both rising with
+    ``B``) meet them; ``r`` rises with ``B`` as in :func:`_decode_goodput`."""
+    def ok(b):
+        _, t, f = _colocated_at(st, b)
+        return t <= tpot_slo and f <= ttft_slo
+
+    b = _largest_batch(ok, st.max_batch, rtol)
+    return 0.0 if b <= 0 else _colocated_at(st, b)[0]
 
 
 def colocated_goodput(model, machine, prompt, output, ttft_slo, tpot_slo, tp=8, fp8=False, kv_bytes=2,

@@ -175,13 +175,20 @@ def weights_read(model, tokens):
     return _weights_read(model, float(as_positive("tokens", tokens)))
 
 
+@lru_cache(maxsize=64)
+def _moe_terms(model):
+    """(params, E, k, MoE layers, parameters of one routed expert)."""
+    e = model.num_experts
+    return float(model.params), e, model.top_k, model.moe_layers, \
+        (model.mlp_params(moe=True) - model.hidden * e) / (e + model.shared_experts)
+
+
 def _weights_read(model, t):
     if model.num_experts is None:
         return float(model.params)
-    e, k = model.num_experts, model.top_k
-    one = (model.mlp_params(moe=True) - model.hidden * e) / (e + model.shared_experts)
+    n, e, k, layers, one = _moe_terms(model)
     touched = e * (1.0 - (1.0 - k / e) ** t)
-    return float(model.params - model.moe_layers * (e - touched) * one)
+    return float(n - layers * (e - touched) * one)
 
 
 @lru_cache(maxsize=256)
