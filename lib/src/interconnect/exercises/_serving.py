@@ -191,3 +191,22 @@ def _srv_ex_ep():
             "left the AllToAlls exposed (no second micro-batch)": nvl.tokens_per_second_per_gpu,
             "gave the whole EP group's tokens/s, not one GPU's": nvlo.tokens_per_second}),
     }
+
+
+# srv-ex-plan: how many GPUs serve Llama 3 70B at 40 requests/s within 1 s TTFT and 25 ms TPOT on DGX H100
+@exercise("srv-ex-plan", CHAPTER, parts=("gpus", "kind", "colocated_gpus"),
+          doc="GPUs of serving.plan_serving's best layout for Llama 3 70B at 40 requests/s (2,048-token prompts, 256 "
+              "output tokens, TTFT within 1 s, TPOT within 25 ms, DGX H100, KV over RDMA), its kind, and the GPUs "
+              "of the best colocated layout")
+def _srv_ex_plan():
+    m = models.get("llama3-70b")
+    pl = S.plan_serving(m, 40.0, 2048, 256, 1.0, 0.025, machines=("dgx-h100",))
+    col = next(o for o in pl.ranked if o.kind == "colocated")
+    other = "colocated" if pl.best.kind == "disaggregated" else "disaggregated"
+    mistakes = {} if col.gpus == pl.best.gpus else {"gave the best colocated layout's GPUs": col.gpus}
+    return {
+        "gpus": Answer(pl.best.gpus, "1", rtol=0, mistakes=mistakes),
+        "kind": Answer(pl.best.kind, choices=("colocated", "disaggregated"), mistakes={
+            other: f"the best {other} layout needs more GPUs than the {pl.best.kind} one"}),
+        "colocated_gpus": Answer(col.gpus, "1", rtol=0),
+    }
