@@ -119,7 +119,17 @@ def test_decode_fp8_halves_the_weights_and_needs_an_fp8_peak():
 
 def test_decode_large_batch_becomes_compute_bound():
     d = serving.decode_step_time(L70, "dgx-h100", 4096, 16, tp=8)
-    assert not d.memory_bound and d.total == pytest.approx(d.compute + d.comm)
+    assert not d.memory_bound and d.linear > d.weights
+    # per-kernel roofline: the GEMMs at their FLOPs, then the attention at its own bound
+    assert d.total == pytest.approx(d.linear + max(d.kv, d.attention) + d.comm)
+    assert d.compute == pytest.approx(d.linear + d.attention)
+
+
+def test_decode_attention_bound_by_hbm_is_not_hidden_by_compute_bound_gemms():
+    # batch 512, 8k context: the GEMMs are compute bound, the attention reads 21 GB of cache per GPU
+    d = serving.decode_step_time(L70, "dgx-h100", 512, 8192, tp=8)
+    assert d.linear > d.weights and d.kv > d.attention
+    assert d.total == pytest.approx(d.linear + d.kv + d.comm)
 
 
 def test_moe_decode_reads_only_the_touched_experts():

@@ -252,7 +252,7 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     --------
     >>> from interconnect.catalog import models
     >>> round(sustainable_rate(models.get("llama3-70b"), "dgx-h100", 8, 1024, 256), 1)
-    22.6
+    20.9
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
                   gpu, pp).sustainable()

@@ -24,9 +24,10 @@ One step on one GPU (:func:`moe_decode_step_time`), as the roofline of
   (:func:`interconnect.collectives.collective_time`, the NIC's bandwidth and latency), its
   NVLink forward inside the node overlapped (the longer of the two counts).
 
-``total = max(weights + kv, compute) + L_moe (dispatch + combine)``; with ``overlap=True``
-(DeepSeek's two micro-batches, one computing while the other communicates)
-``max(max(weights + kv, compute), L_moe (dispatch + combine))``.
+``total = max(weights, linear) + max(kv, attention) + L_moe (dispatch + combine)`` (the
+per-kernel roofline of :func:`~interconnect.serving.decode_step_time`); with ``overlap=True``
+(DeepSeek's two micro-batches, one computing while the other communicates) the AllToAlls
+overlap the rest: ``max(max(weights, linear) + max(kv, attention), L_moe (dispatch + combine))``.
 
 Not modelled: load imbalance beyond ``imbalance`` (the max/mean of the ranks' loads, which
 scales the AllToAlls), redundant experts, the MTP module, prefill.
@@ -189,7 +190,9 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     kv = b * c * kv_bytes_per_token(model, 1, 1, kvb) / cl.memory_bandwidth
     gemm, attn = _rates(cl, fp8)
     terms = _flops(model)
-    compute = b * (terms["matmul"] + terms["logits"]) / gemm + b * c * _attention_per_context(model) / attn
+    linear = b * (terms["matmul"] + terms["logits"]) / gemm
+    attention = b * c * _attention_per_context(model) / attn
+    compute = linear + attention
 
     h, f = model.hidden, model.expert_ffn_hidden
     eff = gemm / (cl.peak_flops_fp8 if fp8 else cl.peak_flops)
@@ -213,7 +216,7 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     if network:
         dispatch, combine = max(dispatch, net(db)), max(combine, net(cb))
     comm = model.moe_layers * (dispatch + combine)
-    body = max(weights + kv, compute)
+    body = max(weights, linear) + max(kv, attention)
     total = max(body, comm) if overlap else body + comm
     return MoEDecodeTime(weights=weights, kv=kv, compute=compute, dispatch=dispatch, combine=combine, comm=comm,
                          total=total, tokens_per_second=ep * b / total, tokens_per_second_per_gpu=b / total,

@@ -9,11 +9,16 @@
   :meth:`~interconnect.parallel.ModelConfig.forward_flops_per_token`, takes the full square).
   Logits only for the prompt's last token.
 * **Decode** (one token for each of ``b`` sequences) is bound by memory at small batch
-  (Pope et al. 2022): each step reads the weights and the batch's KV cache from HBM. It is
-  the roofline of :func:`interconnect.applications.decode_step`,
-  ``max(weights + KV over HBM bandwidth, FLOPs over compute)``, with the weights an MoE step
-  actually reads (the experts its ``b`` tokens touch), the attention FLOPs over the context,
-  FP8 weights and peak, and the KV cache split as :func:`~interconnect.serving.kv_shards`.
+  (Pope et al. 2022): each step reads the weights and the batch's KV cache from HBM. The
+  step is a roofline *per kind of kernel*: the weight GEMMs take
+  ``max(weights over HBM bandwidth, their FLOPs at the GEMM ceiling)``, the attention kernels
+  ``max(KV cache over HBM bandwidth, their FLOPs at the fused-attention rate)``, one after the
+  other (they are separate kernels and each waits for the one before, so a GEMM bound by
+  its FLOPs does not hide an attention bound by its HBM reads). At batch 1 both are memory
+  bound and the step is ``(weights + KV) / bandwidth``, the roofline of
+  :func:`interconnect.applications.decode_step`. The weights are those an MoE step actually
+  reads (the experts its ``b`` tokens touch), FP8 weights and peak where asked, and the KV
+  cache split as :func:`~interconnect.serving.kv_shards`.
 
 Both add ``2 l`` tensor-parallel AllReduces of ``tokens * hidden * act_bytes`` bytes (two per
 layer, Shoeybi et al. 2019, not overlapped: each layer waits for the one before), costed by
@@ -327,16 +332,20 @@ class DecodeTime:
     kv : float
         Reading this GPU's share of the batch's KV cache.
     compute : float
-        Weight GEMMs and logits at the GEMM ceiling, attention over the context at the
-        fused-attention fraction.
+        ``linear + attention``.
     comm : float
         The ``2 l`` TP AllReduces of ``batch h act_bytes`` bytes (0 at ``tp = 1``).
     total : float
-        ``max(weights + kv, compute) + comm``: the time per output token (TPOT) of every sequence.
+        ``max(weights, linear) + max(kv, attention) + comm + send``: the time per output token
+        (TPOT) of every sequence.
     tokens_per_second : float
         ``batch / total``, the replica's output tokens per second.
     memory_bound : bool
         ``weights + kv >= compute``.
+    linear : float
+        Weight GEMMs and logits at the GEMM ceiling.
+    attention : float
+        Attention over the context at the fused-attention rate.
     send : float
         Activation sends between pipeline stages on a token's way, ``max(m, pp)`` of them
         (0 at ``pp = 1``).
@@ -353,6 +362,8 @@ class DecodeTime:
     tokens_per_second: float
     memory_bound: bool
     send: float = 0.0
+    linear: float = 0.0
+    attention: float = 0.0
 
 
 def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, pp=1, microbatches=1, send=(0.0, 0.0)):
@@ -366,13 +377,14 @@ def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, 
     rounds = max(microbatches, pp) / pp     # stage passes per token, in units of a whole model's layers
     weights = rounds * (1.0 if fp8 else 2.0) * _weights_read(model, max(b, 1e-12)) / tp / cl.memory_bandwidth
     kv = rounds * b * context * _kv_per_token(model, tp, kv_bytes) / cl.memory_bandwidth
-    compute = rounds * (b * (terms["matmul"] + terms["logits"]) / (tp * gemm)
-                        + b * context * _attention_per_context(model) / (tp * attn))
+    linear = rounds * b * (terms["matmul"] + terms["logits"]) / (tp * gemm)
+    attention = rounds * b * context * _attention_per_context(model) / (tp * attn)
     comm = rounds * _comm(model, cl, tp, max(b, 1e-12), act_bytes, algorithm)
     sends = 0.0 if pp == 1 else max(microbatches, pp) * (send[0] + b * model.hidden * act_bytes * send[1])
-    total = max(weights + kv, compute) + comm + sends
-    return DecodeTime(weights=weights, kv=kv, compute=compute, comm=comm, total=total,
-                      tokens_per_second=batch / total, memory_bound=weights + kv >= compute, send=sends)
+    total = max(weights, linear) + max(kv, attention) + comm + sends
+    return DecodeTime(weights=weights, kv=kv, compute=linear + attention, comm=comm, total=total,
+                      tokens_per_second=batch / total, memory_bound=weights + kv >= linear + attention, send=sends,
+                      linear=linear, attention=attention)
 
 
 def _send_terms(machine, tp, pp):
