@@ -163,12 +163,17 @@ class _Setup:
             lo, hi = (lo, mid) if g(mid) >= 0 else (mid, hi)
         return hi, rate * self.output * hi
 
-    def sustainable(self, rtol=1e-6):
-        lo, hi = 0.0, self.pp / self.prefill
-        while hi - lo > rtol * hi:
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if self.solve(mid) is not None else (lo, mid)
-        return lo
+    def sustainable(self):
+        """The rate whose operating point fills the cache: ``r(B_max)``.
+
+        A running batch ``B`` is the operating point of ``r(B) = B / (output D(B) + B P / pp)``
+        (from ``T (1 - r P / pp) = D(B)`` and ``B = r output T``); ``D(B) / B`` falls with
+        ``B`` (each term of the step is affine or concave with a non-negative intercept), so
+        ``r`` rises with ``B``, and the largest sustainable rate is that of the largest batch
+        the cache holds (``r P / pp < 1`` holds at every ``B``).
+        """
+        b = self.max_batch
+        return b / (self.output * self.decode(b) + b * self.prefill / self.pp)
 
 
 def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_bytes=2, block_tokens=16,
@@ -240,9 +245,9 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
                      algorithm="auto", gpu=None, pp=1):
     """Largest arrival rate :func:`continuous_batching` sustains (requests per second).
 
-    Bisection on the rate for the largest one with ``rate P < 1``, a fixed point of the
-    iteration time, and the running batch's cache within the paged capacity. Arguments as
-    :func:`continuous_batching`.
+    The rate whose steady state fills the paged cache, ``B_max / (output D(B_max) + B_max P / pp)``
+    with ``B_max = capacity / (prompt + output / 2)``: the rate rises with the running batch, so
+    the largest batch gives the largest rate. Arguments as :func:`continuous_batching`.
 
     Returns
     -------
