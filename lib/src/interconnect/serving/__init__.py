@@ -21,6 +21,10 @@
   (colocated or disaggregated; TP, PP, EP; replicas) serve a model at a rate within TTFT and
   TPOT objectives.
 
+* :mod:`~interconnect.serving.published` and :mod:`~interconnect.serving.validation`:
+  published serving measurements (TensorRT-LLM's performance tables) and every row's
+  prediction and error (:func:`validation_table`, :func:`validation_summary`).
+
 Pipeline parallelism (``pp``) is an argument of :func:`prefill_time`,
 :func:`decode_step_time`, :func:`continuous_batching` and :func:`sustainable_rate`.
 
@@ -49,11 +53,15 @@ from .disagg import (
 from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
+from .published import PUBLISHED, PublishedServing
 from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
+from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
 __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
            "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
-           "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving"]
+           "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
+           "PUBLISHED", "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
+           "validation_summary"]

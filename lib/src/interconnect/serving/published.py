@@ -1,0 +1,182 @@
+"""Published serving measurements: the rows :mod:`interconnect.serving.validation` predicts.
+
+Primary sources only, each row as published (lengths in tokens, throughput in output tokens
+per second, latency in seconds). The model is named by its :mod:`interconnect.catalog.models`
+key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; TensorRT-LLM's 2023
+"LLaMA 7B/70B" are Llama 2, as its build commands state).
+
+* ``nvidia-trtllm-perf-overview``: NVIDIA TensorRT-LLM, ``docs/source/performance/perf-overview.md``
+  (v1.0, PyTorch backend, commit 00f37686aa854010d68bcbd0f4ab000221541ca6), "Throughput
+  Measurements": ``trtllm-bench throughput`` fed at an infinite rate (maximum load), "Total
+  Output Throughput (tokens/sec)" of the whole TP group, FP8 checkpoints of the NVIDIA Model
+  Optimizer collection on DGX H100 and DGX H200, every request of the same input and output
+  length. The KV-cache precision is not stated; rows take BF16 (2 bytes), the default when a
+  checkpoint quantises no KV cache.
+* ``nvidia-trtllm-performance-2023``: NVIDIA TensorRT-LLM, ``docs/source/performance.md``
+  (commit 138f96d45f90b9667426f7c47297d8c06bafac73): "Peak Throughput" (v0.6.1, static
+  batching with ``gptSessionBenchmark``: a batch of ``batch`` prompts prefilled together, then
+  decoded together to the end; output tokens per second per GPU) and "Low Latency" (v0.5,
+  first-token latency at batch 1). FP8 weights with an FP8 KV cache on H100
+  (``--enable_fp8 --fp8_kv_cache``), FP16 on A100.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PublishedServing", "PUBLISHED", "MODES"]
+
+#: How a row was measured, and so what the model predicts for it.
+MODES = ("max-throughput", "static", "first-token")
+
+
+@dataclass(frozen=True)
+class PublishedServing:
+    """One published serving measurement.
+
+    Attributes
+    ----------
+    source : str
+        Key of ``book/references.bib``.
+    where : str
+        Table of the source.
+    model : str
+        Catalog key (:func:`interconnect.catalog.models.get`).
+    model_name : str
+        As published.
+    machine : str
+        Machine preset (:func:`interconnect.parallel.machines.machine`).
+    tp : int
+        Tensor-parallel degree (GPUs of the replica).
+    precision : str
+        ``"fp8"`` (weights and GEMMs) or ``"bf16"``/``"fp16"``.
+    kv_bytes : float
+        Bytes per KV-cache element.
+    prompt, output : int
+        Input and output tokens per request.
+    batch : int or None
+        Requests batched together (static and first-token rows); None under maximum load.
+    mode : str
+        One of :data:`MODES`.
+    metric : str
+        ``"output_tokens_per_s"`` (whole group), ``"output_tokens_per_s_per_gpu"`` or ``"ttft_s"``.
+    value : float
+        The published number, in the metric's unit.
+    """
+
+    source: str
+    where: str
+    model: str
+    model_name: str
+    machine: str
+    tp: int
+    precision: str
+    kv_bytes: float
+    prompt: int
+    output: int
+    batch: int | None
+    mode: str
+    metric: str
+    value: float
+
+
+_OV = "Throughput Measurements (H100 SXM and H200 SXM, FP8)"
+
+
+def _ov(model, name, machine, tp, isl, osl, value):
+    return PublishedServing("nvidia-trtllm-perf-overview", _OV, model, name, machine, tp, "fp8", 2.0, isl, osl, None,
+                            "max-throughput", "output_tokens_per_s", float(value))
+
+
+def _static(model, name, tp, batch, isl, osl, value):
+    return PublishedServing("nvidia-trtllm-performance-2023", "Peak Throughput, H100 GPUs (FP8), v0.6.1", model, name,
+                            "dgx-h100", tp, "fp8", 1.0, isl, osl, batch, "static", "output_tokens_per_s_per_gpu",
+                            float(value))
+
+
+def _first(model, name, machine, tp, isl, ms):
+    fp8 = machine == "dgx-h100"
+    where = "Low Latency, " + ("H100 GPUs (FP8)" if fp8 else "A100 GPUs (FP16)") + ", v0.5"
+    return PublishedServing("nvidia-trtllm-performance-2023", where, model, name, machine, tp, "fp8" if fp8 else "fp16",
+                            1.0 if fp8 else 2.0, isl, 1, 1, "first-token", "ttft_s", ms * 1e-3)
+
+
+#: Every published row, in source order.
+PUBLISHED = (
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 128, 128, 27911),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 128, 128, 28312),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 128, 2048, 26221),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 128, 2048, 22714),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 128, 4096, 18027),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 128, 4096, 14325),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 500, 2000, 20770),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 500, 2000, 17660),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 1000, 1000, 17744),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 1000, 1000, 15220),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 1000, 2000, 16828),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 1000, 2000, 13899),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 2048, 128, 3538),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 2048, 128, 3450),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 2048, 2048, 12194),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 2048, 2048, 9305),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 5000, 500, 3902),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 5000, 500, 3459),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h200", 1, 20000, 2000, 1804),
+    _ov("llama3-8b", "Llama 3.1 8B", "dgx-h100", 1, 20000, 2000, 1351),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 128, 128, 3803),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 128, 128, 6378),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 128, 2048, 4336),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 128, 2048, 6651),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 128, 4096, 2872),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 128, 4096, 4199),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 500, 2000, 3666),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 500, 2000, 5222),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 1000, 1000, 2909),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 1000, 1000, 4205),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 1000, 2000, 2994),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 1000, 2000, 4146),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 2048, 128, 442),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 2048, 128, 762),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 2048, 2048, 2003),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 2048, 2048, 3082),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 5000, 500, 566),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 5000, 500, 898),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h200", 1, 20000, 2000, 283),
+    _ov("llama3-70b", "Llama 3.3 70B", "dgx-h100", 2, 20000, 2000, 437),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 128, 128, 3814),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 128, 128, 3627),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 128, 2048, 5348),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 128, 2048, 4340),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 128, 4096, 4741),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 128, 4096, 3116),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 500, 2000, 4724),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 500, 2000, 3994),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 1000, 1000, 3330),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 1000, 1000, 2919),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 1000, 2000, 3722),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 1000, 2000, 2895),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 2048, 128, 456),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 2048, 128, 453),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 2048, 2048, 2948),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 2048, 2048, 2296),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 5000, 500, 650),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 5000, 500, 610),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h200", 8, 20000, 2000, 505),
+    _ov("llama3-405b", "Llama 3.1 405B", "dgx-h100", 8, 20000, 2000, 345),
+    _static("llama2-7b", "LLaMA 7B", 1, 768, 128, 128, 19694),
+    _static("llama2-7b", "LLaMA 7B", 1, 112, 128, 2048, 6818),
+    _static("llama2-7b", "LLaMA 7B", 1, 80, 2048, 128, 2244),
+    _static("llama2-7b", "LLaMA 7B", 1, 48, 2048, 2048, 2740),
+    _static("llama2-70b", "LLaMA 70B", 2, 1024, 128, 128, 2657),
+    _static("llama2-70b", "LLaMA 70B", 4, 480, 128, 2048, 1486),
+    _static("llama2-70b", "LLaMA 70B", 2, 96, 2048, 128, 306),
+    _static("llama2-70b", "LLaMA 70B", 2, 64, 2048, 2048, 547),
+    _first("llama2-7b", "LLaMA 7B", "dgx-h100", 1, 128, 7),
+    _first("llama2-7b", "LLaMA 7B", "dgx-h100", 1, 2048, 36),
+    _first("llama2-70b", "LLaMA 70B", "dgx-h100", 4, 128, 26),
+    _first("llama2-70b", "LLaMA 70B", "dgx-h100", 4, 2048, 109),
+    _first("llama2-7b", "LLaMA 7B", "dgx-a100", 1, 128, 16),
+    _first("llama2-7b", "LLaMA 7B", "dgx-a100", 1, 2048, 133),
+    _first("llama2-70b", "LLaMA 70B", "dgx-a100", 4, 128, 47),
+    _first("llama2-70b", "LLaMA 70B", "dgx-a100", 4, 2048, 377),
+)
