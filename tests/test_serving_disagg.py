@@ -117,6 +117,16 @@ def test_disaggregated_closed_form():
     assert d.label() == "disaggregated 2 x tp=8 prefill + 1 x tp=4 decode"
 
 
+def test_pipelined_replicas_and_decode_instances():
+    c = serving.colocated(L70, "dgx-h100", 2.0, 1024, 256, tp=4, replicas=2, pp=2)
+    s = serving.continuous_batching(L70, "dgx-h100", 4, 1.0, 1024, 256, pp=2)
+    assert (c.ttft, c.tpot, c.gpus, c.decode_pp) == (s.ttft, s.tpot, 16, 2)
+    assert c.label() == "colocated 2 x tp=4 pp=2"
+    d = serving.disaggregated(L70, "dgx-h100", 2.0, 1024, 256, decode_tp=4, decode_pp=2)
+    assert d.gpus == 8 + 8 and d.label() == "disaggregated 1 x tp=8 prefill + 1 x tp=4 pp=2 decode"
+    assert d.batch == pytest.approx(2.0 * 256 * d.tpot)
+
+
 def test_disaggregation_removes_prefill_stalls_from_tpot():
     c = serving.colocated(L70, "dgx-h100", 8.0, 2048, 256, tp=8)
     d = serving.disaggregated(L70, "dgx-h100", 8.0, 2048, 256)

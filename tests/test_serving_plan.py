@@ -23,10 +23,10 @@ def _check(o, rate, prompt, output, ttft, tpot):
                                         prompt, output, pp=o.pp)
         assert s.ttft == pytest.approx(o.ttft, rel=1e-6) and s.tpot == pytest.approx(o.tpot, rel=1e-6)
         assert o.gpus == o.decode_replicas * o.decode_tp * o.pp
-    elif o.decode_ep == 1 and o.decode_pp == 1:
+    elif o.decode_ep == 1:
         d = serving.disaggregated(L70, o.machine, rate, prompt, output, prefill_tp=o.prefill_tp,
                                   decode_tp=o.decode_tp, prefill_replicas=o.prefill_replicas,
-                                  decode_replicas=o.decode_replicas)
+                                  decode_replicas=o.decode_replicas, decode_pp=o.decode_pp)
         assert d.ttft == pytest.approx(o.ttft, rel=1e-6) and d.tpot == pytest.approx(o.tpot, rel=1e-6)
         assert d.gpus == o.gpus
     assert o.ttft <= ttft * (1 + 1e-6) and o.tpot <= tpot * (1 + 1e-6)
@@ -89,5 +89,7 @@ def test_plan_errors():
         serving.plan_serving(L70, 1.0, 128, 128, 1.0, 1.0, machines=("dgx-z",))
     with pytest.raises(ValueError, match=r"rate=0 .* must be > 0 requests/s"):
         serving.plan_serving(L70, 0, 128, 128, 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"prices\['dgx-h100'\]=-1 .* must be > 0 per GPU-hour"):
+        serving.plan_serving(L70, 1.0, 128, 128, 1.0, 1.0, prices={"dgx-h100": -1})
     with pytest.raises(ValueError, match=r"ttft_slo=0 is not allowed"):
         serving.plan_serving(L70, 1.0, 128, 128, 0, 1.0)

@@ -53,7 +53,7 @@ from .disagg import (
 from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
-from .published import PUBLISHED, PublishedServing
+from .published import PublishedServing
 from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
@@ -63,5 +63,5 @@ __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "all
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
-           "PUBLISHED", "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
+           "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
            "validation_summary"]

@@ -226,6 +226,8 @@ class ServingLayout:
         Output tokens per second, ``rate * output``.
     throughput_per_gpu : float
         ``throughput / gpus``.
+    decode_pp : int
+        Pipeline stages of a decode instance (colocated: of a replica).
     """
 
     kind: str
@@ -241,13 +243,16 @@ class ServingLayout:
     kv_transfer: float
     throughput: float
     throughput_per_gpu: float
+    decode_pp: int = 1
 
     def label(self):
-        """``'colocated 2 x tp=8'`` or ``'disaggregated 1 x tp=8 prefill + 3 x tp=8 decode'``."""
+        """``'colocated 2 x tp=8'`` or ``'disaggregated 1 x tp=8 prefill + 3 x tp=8 decode'``
+        (`` pp=...`` added for pipelines)."""
+        pp = f" pp={self.decode_pp}" if self.decode_pp > 1 else ""
         if self.kind == "colocated":
-            return f"colocated {self.decode_replicas} x tp={self.decode_tp}"
+            return f"colocated {self.decode_replicas} x tp={self.decode_tp}{pp}"
         return (f"disaggregated {self.prefill_replicas} x tp={self.prefill_tp} prefill + "
-                f"{self.decode_replicas} x tp={self.decode_tp} decode")
+                f"{self.decode_replicas} x tp={self.decode_tp}{pp} decode")
 
 
 def _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu):
@@ -271,7 +276,7 @@ def _md1_wait(rate, p):
 
 
 def colocated(model, machine, rate, prompt, output, tp=8, replicas=1, fp8=False, kv_bytes=2, block_tokens=16,
-              reserve=0.1, algorithm="auto", gpu=None):
+              reserve=0.1, algorithm="auto", gpu=None, pp=1):
     """``replicas`` identical TP replicas, each prefilling and decoding with continuous batching.
 
     Each replica takes ``rate / replicas`` (:func:`~interconnect.serving.continuous_batching`).
@@ -286,8 +291,8 @@ def colocated(model, machine, rate, prompt, output, tp=8, replicas=1, fp8=False,
         Tokens per prompt and per answer, >= 1.
     tp, replicas : int
         TP degree of a replica and number of replicas, >= 1.
-    fp8, kv_bytes, block_tokens, reserve, algorithm, gpu
-        As for :func:`~interconnect.serving.continuous_batching`.
+    fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp
+        As for :func:`~interconnect.serving.continuous_batching` (a replica is ``tp x pp`` GPUs).
 
     Returns
     -------
@@ -310,17 +315,17 @@ def colocated(model, machine, rate, prompt, output, tp=8, replicas=1, fp8=False,
     n = as_count("replicas", replicas)
     lam = float(as_positive("rate", rate, "requests/s"))
     s = continuous_batching(model, machine, tp, lam / n, prompt, output, fp8=fp8, kv_bytes=kv_bytes,
-                            block_tokens=block_tokens, reserve=reserve, algorithm=algorithm, gpu=gpu)
-    gpus = n * tp
+                            block_tokens=block_tokens, reserve=reserve, algorithm=algorithm, gpu=gpu, pp=pp)
+    gpus = n * tp * pp
     thr = lam * output
     return ServingLayout(kind="colocated", rate=lam, ttft=s.ttft, tpot=s.tpot, gpus=gpus, prefill_tp=tp,
                          decode_tp=tp, prefill_replicas=n, decode_replicas=n, batch=s.batch, kv_transfer=0.0,
-                         throughput=thr, throughput_per_gpu=thr / gpus)
+                         throughput=thr, throughput_per_gpu=thr / gpus, decode_pp=pp)
 
 
 def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=8, prefill_replicas=1,
                   decode_replicas=1, link="rdma", layerwise=True, fp8=False, kv_bytes=2, block_tokens=16,
-                  reserve=0.1, algorithm="auto", gpu=None):
+                  reserve=0.1, algorithm="auto", gpu=None, decode_pp=1):
     """Prefill instances and decode instances on separate GPUs, the KV cache sent between them.
 
     TTFT = M/D/1 wait + prefill + exposed KV transfer; TPOT = the decode-only continuous
@@ -344,6 +349,8 @@ def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=
         Layer-wise KV transfer overlapped with the prefill.
     fp8, kv_bytes, block_tokens, reserve, algorithm, gpu
         As for :func:`~interconnect.serving.continuous_batching`.
+    decode_pp : int
+        Pipeline stages of a decode instance (``decode_tp x decode_pp`` GPUs).
 
     Returns
     -------
@@ -377,19 +384,18 @@ def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=
                          f"{np_ / p:.4g} requests/s (prefill {p * 1e3:.3g} ms)")
     kv = kv_transfer_time(model, s, link, machine, tp=ptp, decode_tp=dtp, kv_bytes=kv_bytes, layerwise=layerwise,
                           prefill=p)
-    st = _setup(model, machine, dtp, s, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
+    st = _Setup(model, machine, dtp, s, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, decode_pp)
     sol = _decode_point(st, lam / nd)
     if sol is None:
-        top = decode_goodput(model, machine, s, output, math.inf, tp=dtp, fp8=fp8, kv_bytes=kv_bytes,
-                             block_tokens=block_tokens, reserve=reserve, algorithm=algorithm, gpu=gpu)
+        top = _decode_goodput(st, math.inf)
         raise ValueError(f"rate={lam:g} is not sustainable by {nd} decode instance(s); allowed 0 < rate < "
                          f"{nd * top:.4g} requests/s (KV capacity {st.capacity} tokens per instance)")
     t, b = sol
-    gpus = np_ * ptp + nd * dtp
+    gpus = np_ * ptp + nd * dtp * st.pp
     thr = lam * st.output
     return ServingLayout(kind="disaggregated", rate=lam, ttft=wait + p + kv.exposed, tpot=t, gpus=gpus,
                          prefill_tp=ptp, decode_tp=dtp, prefill_replicas=np_, decode_replicas=nd, batch=b,
-                         kv_transfer=kv.exposed, throughput=thr, throughput_per_gpu=thr / gpus)
+                         kv_transfer=kv.exposed, throughput=thr, throughput_per_gpu=thr / gpus, decode_pp=st.pp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,7 +609,7 @@ def disagg_pays(model, machine, prompt, output, ttft_slo, tpot_slo, link="rdma",
     Examples
     --------
     Llama 3 70B on DGX H100 with prompts of 1,024 and answers of 256 tokens: under a tight
-    TPOT objective (20 ms) prefill stalls cost the colocated replica most of its batch, and
+    TPOT objective (20 ms) the prefill stalls in every iteration hold the colocated replica back, and
     splitting the phases serves 1.18 times the requests per GPU; with a loose one (100 ms)
     the colocated replica wins:
 

@@ -161,7 +161,11 @@ def _colocated(model, name, cl, rate, prompt, output, t_slo, d_slo, tp, pp, fp8,
     if g <= 0:
         return None, "misses an objective even at a trickle of requests"
     n = math.ceil(rate / g * (1 - 1e-9))
-    t, b = st.solve(rate / n)
+    sol = st.solve(rate / n)
+    while sol is None:          # at the goodput itself the fixed point may sit on the capacity's edge
+        n += 1
+        sol = st.solve(rate / n)
+    t, b = sol
     ttft = t / 2 + st.decode(b) + st.prefill
     gpus = n * tp * pp
     return ServingOption(machine=name, kind="colocated", prefill_tp=tp, prefill_replicas=n, decode_tp=tp,
@@ -278,7 +282,8 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
     pps = sorted({as_count("pp", p) for p in pp_options})
     if not isinstance(disaggregate, bool):
         raise ValueError(f"disaggregate={disaggregate!r} is not a bool; allowed True or False")
-    prices = dict(prices or {})
+    prices = {str(k).strip().lower(): float(as_positive(f"prices[{k!r}]", v, "per GPU-hour"))
+              for k, v in dict(prices or {}).items()}
     ranked, rejected = [], []
     for name in machines:
         if not isinstance(name, str) or name.strip().lower() not in MACHINES:
@@ -351,6 +356,11 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
                     rejected.append((f"{name} prefill tp={ptp}", "misses the TTFT objective at a trickle"))
                     continue
                 n_p, n_d = math.ceil(lam / g_p * (1 - 1e-9)), math.ceil(lam / g_d * (1 - 1e-9))
+                if ep == 1:
+                    point = _decode_point(st, lam / n_d)
+                    while point is None:
+                        n_d += 1
+                        point = _decode_point(st, lam / n_d)
                 size_d = ep if ep > 1 else dtp * dpp
                 gpus = n_p * ptp + n_d * size_d
                 if gpus > max_gpus:
@@ -361,7 +371,7 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
                 if ep > 1:
                     tpot = _ep_tpot(st, lam / n_d, output, ep, d_slo)
                 else:
-                    tpot = _decode_point(st, lam / n_d)[0]
+                    tpot = point[0]
                 # the phase whose instances are the most loaded sets the size
                 limit = "its prefill instances' TTFT objective breaks" if lam / (g_p * n_p) >= lam / (g_d * n_d) \
                     else "its decode instances' TPOT objective breaks"
