@@ -1,0 +1,212 @@
+"""Checkers for the chapter "Serving large models" (book/practice/serving)."""
+
+from dataclasses import replace
+
+from .. import serving as S
+from ..catalog import models
+from ..parallel.machines import machine
+from . import Answer, exercise
+
+CHAPTER = "book/practice/serving"
+
+
+def _link(cl):
+    """(bandwidth collectives reach, per-step latency) of a machine's NVLink, as the decode model uses it."""
+    return cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency
+
+
+# srv-ex-kv: Llama 3 70B on 8 H100 (TP 8): KV bytes per token per GPU, BF16 and FP8; sequences that fit
+@exercise("srv-ex-kv", CHAPTER, parts=("per_gpu_bf16", "per_gpu_fp8", "sequences"),
+          doc="bytes of one token's KV cache on one GPU of a TP-8 group of H100s for Llama 3 70B, with a BF16 and "
+              "with an FP8 cache; sequences of 8,192 tokens the paged cache holds with BF16 weights and an FP8 cache")
+def _srv_ex_kv():
+    m = models.get("llama3-70b")
+    bf16, fp8 = S.kv_bytes_per_token(m, tp=8), S.kv_bytes_per_token(m, tp=8, kv_bytes=1)
+    seqs = S.kv_capacity(m, "H100", tp=8, kv_bytes=1, context=8192).sequences
+    return {
+        "per_gpu_bf16": Answer(bf16, "B", mistakes={
+            "gave the whole token's cache; TP 8 splits the 8 KV heads, one per GPU": bf16 * 8,
+            "counted the keys or the values, not both": bf16 / 2}),
+        "per_gpu_fp8": Answer(fp8, "B", mistakes={"gave the whole token's cache, not one GPU's share": fp8 * 8}),
+        "sequences": Answer(seqs, "1", rtol=0.005, mistakes={
+            "kept a BF16 cache (2 bytes per element)": S.kv_capacity(m, "H100", tp=8, context=8192).sequences,
+            "forgot the 10 % of memory the engine holds back":
+                S.kv_capacity(m, "H100", tp=8, kv_bytes=1, reserve=0.0, context=8192).sequences}),
+    }
+
+
+# srv-ex-bstar: the decode batch at which a dense model's step turns compute-bound (no context)
+@exercise("srv-ex-bstar", CHAPTER, parts=("bf16", "fp8"),
+          doc="decode batch b* at which the weight GEMMs take as long as reading the weights, Llama 3 70B on a "
+              "DGX H100 with TP 8 and no context, BF16 and FP8 weights")
+def _srv_ex_bstar():
+    m, h = models.get("llama3-70b"), machine("dgx-h100")
+    peak = replace(h, gemm_gpu=None, gemm_efficiency=1.0, fp8_gemm_efficiency=1.0)
+    out = {}
+    for key, fp8 in (("bf16", False), ("fp8", True)):
+        d = S.decode_step_time(m, h, 1, 0, tp=8, fp8=fp8)
+        p = S.decode_step_time(m, peak, 1, 0, tp=8, fp8=fp8)
+        out[key] = Answer(d.weights / d.compute, "1", mistakes={
+            "used the peak FLOP/s, not the measured GEMM ceiling": p.weights / p.compute})
+    return out
+
+
+# srv-ex-allreduce: one-shot against two-shot and ring on a DGX H100; the largest batch one-shot wins
+@exercise("srv-ex-allreduce", CHAPTER, parts=("oneshot_twoshot", "oneshot_ring", "batch"),
+          doc="message sizes at which one-shot ties two-shot and the ring on the 8 GPUs of a DGX H100 (NVLink at the "
+              "bandwidth collectives reach, the machine's step latency); the largest Llama 3 70B decode batch "
+              "whose AllReduce one-shot still wins")
+def _srv_ex_allreduce():
+    h, m = machine("dgx-h100"), models.get("llama3-70b")
+    link, peak = _link(h), (h.intra_bandwidth, h.intra_latency)
+    s2 = S.allreduce_crossover(8, "oneshot", "twoshot", link)
+    sr = S.allreduce_crossover(8, "oneshot", "ring", link)
+    b = int(s2 // (2 * m.hidden))
+    return {
+        "oneshot_twoshot": Answer(s2, "B", mistakes={
+            "used the link's peak bandwidth, not the share collectives reach":
+                S.allreduce_crossover(8, "oneshot", "twoshot", peak)}),
+        "oneshot_ring": Answer(sr, "B", mistakes={
+            "used the link's peak bandwidth, not the share collectives reach":
+                S.allreduce_crossover(8, "oneshot", "ring", peak)}),
+        "batch": Answer(b, "1", rtol=0, mistakes={
+            "counted elements, not 2-byte BF16 values": int(s2 // m.hidden)}),
+    }
+
+
+# srv-ex-batching: continuous batching of Llama 3 70B on a DGX H100 at 10 requests/s
+@exercise("srv-ex-batching", CHAPTER, parts=("tpot", "ttft", "batch", "max_rate"),
+          doc="TPOT, TTFT and mean running batch of Llama 3 70B on a DGX H100 (TP 8) under continuous batching at "
+              "10 requests/s of 1,024-token prompts and 256 output tokens; the largest sustainable rate")
+def _srv_ex_batching():
+    m = models.get("llama3-70b")
+    s = S.continuous_batching(m, "dgx-h100", 8, 10.0, 1024, 256)
+    rate = S.sustainable_rate(m, "dgx-h100", 8, 1024, 256)
+    return {
+        "tpot": Answer(s.tpot, "s", mistakes={
+            "gave the decode step of a single sequence; the running batch is larger":
+                S.decode_step_time(m, "dgx-h100", 1, 1024 + 128, tp=8).total}),
+        "ttft": Answer(s.ttft, "s", mistakes={
+            "gave the prefill alone; the prompt also waits for an iteration boundary and shares its iteration "
+            "with the running decodes": s.prefill}),
+        "batch": Answer(s.batch, "1", mistakes={
+            "multiplied the rate by the output tokens only (Little's law needs the time each sequence stays, "
+            "output tokens times TPOT)": 10.0 * 256}),
+        "max_rate": Answer(rate, "1"),
+    }
+
+
+_LAYOUTS = {"4 x TP 2": 2, "2 x TP 4": 4, "1 x TP 8": 8}
+
+
+# srv-ex-layout: which split of 8 GPUs serves the most requests, and which meets a latency target
+@exercise("srv-ex-layout", CHAPTER, parts=("best_rate", "rate", "best_latency"),
+          doc="of 4 x TP 2, 2 x TP 4 and 1 x TP 8 on one DGX H100 serving Llama 3 70B (1,024-token prompts, 256 "
+              "output tokens): the layout with the largest sustainable rate, that rate (requests/s for the whole "
+              "node), and the layout with the largest rate whose batch-1 TPOT is under 8 ms")
+def _srv_ex_layout():
+    m = models.get("llama3-70b")
+    rate = {k: (8 // tp) * S.sustainable_rate(m, "dgx-h100", tp, 1024, 256) for k, tp in _LAYOUTS.items()}
+    tpot = {k: S.decode_step_time(m, "dgx-h100", 1, 1024, tp=tp).total for k, tp in _LAYOUTS.items()}
+    best = max(rate, key=rate.get)
+    ok = [k for k in _LAYOUTS if tpot[k] < 8e-3]
+    fast = max(ok, key=rate.get)
+    why_rate = {
+        "4 x TP 2": "at TP 2 the weights take almost all of each GPU's memory: the cache holds few sequences, and "
+                    "each decode step reads half of the model per GPU",
+        "1 x TP 8": "one replica at TP 8 spends more of every prefill and decode step in its 160 AllReduces over 8 "
+                    "GPUs; two replicas of TP 4 do the same work with smaller groups, side by side",
+        "2 x TP 4": "two replicas of TP 4 balance cache capacity against AllReduce cost"}
+    why_lat = {k: f"its TPOT at batch 1 is {tpot[k] * 1e3:.1f} ms, above 8 ms" for k in _LAYOUTS if k not in ok}
+    return {
+        "best_rate": Answer(best, choices=tuple(_LAYOUTS), mistakes={k: v for k, v in why_rate.items() if k != best}),
+        "rate": Answer(rate[best], "1", mistakes={
+            "gave one replica's rate, not the node's": rate[best] / (8 // _LAYOUTS[best])}),
+        "best_latency": Answer(fast, choices=tuple(_LAYOUTS),
+                               mistakes={k: v for k, v in why_lat.items() if k != fast}),
+    }
+
+
+# srv-ex-kvx: the KV cache of one 8,192-token prompt sent from a TP-8 prefill to a TP-8 decode instance over RDMA
+@exercise("srv-ex-kvx", CHAPTER, parts=("bytes_per_gpu", "whole", "layerwise"),
+          doc="bytes each GPU sends for the KV cache of one 8,192-token Llama 3 70B prompt (BF16, TP 8 to TP 8, "
+              "DGX H100 over GPUDirect RDMA), the time to send it whole after the prefill, and the time left "
+              "exposed when it is sent layer by layer during the prefill")
+def _srv_ex_kvx():
+    m = models.get("llama3-70b")
+    whole = S.kv_transfer_time(m, 8192, "rdma", "dgx-h100", tp=8)
+    lw = S.kv_transfer_time(m, 8192, "rdma", "dgx-h100", tp=8, layerwise=True)
+    return {
+        "bytes_per_gpu": Answer(whole.bytes, "B", mistakes={
+            "gave the whole prompt's cache; each of the 8 GPUs sends its own shard": whole.total_bytes}),
+        "whole": Answer(whole.time, "s", mistakes={
+            "sent the whole cache through one NIC; each GPU sends its shard through its own":
+                S.kv_transfer_time(m, 8192, "rdma", "dgx-h100", tp=1, decode_tp=1).time}),
+        "layerwise": Answer(lw.exposed, "s", mistakes={
+            "gave the whole transfer; sent layer by layer it overlaps the prefill, and only the last layer's "
+            "share is left": whole.time}),
+    }
+
+
+_SLOS = (0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2)
+
+
+# srv-ex-disagg: the loosest TPOT objective at which splitting prefill and decode still pays
+@exercise("srv-ex-disagg", CHAPTER, parts=("loosest", "gain"),
+          doc="Llama 3 70B on DGX H100, TP-8 instances, 2,048-token prompts, 256 output tokens, TTFT objective 1 s, KV "
+              "over RDMA layer by layer: the loosest TPOT objective of 10, 15, 20, 30, 50, 100, 200 ms at which "
+              "disaggregation serves more requests per GPU, and its gain per GPU at 15 ms")
+def _srv_ex_disagg():
+    m = models.get("llama3-70b")
+    v = {x: S.disagg_pays(m, "dgx-h100", 2048, 256, 1.0, x) for x in _SLOS}
+    loosest = max(x for x in _SLOS if v[x].pays)
+    first_loss = min((x for x in _SLOS if not v[x].pays), default=None)
+    wrong = {} if first_loss is None else {
+        "gave the first objective at which it no longer pays": first_loss}
+    gain = v[0.015].disaggregated_per_gpu / v[0.015].colocated_per_gpu
+    return {"loosest": Answer(loosest, "s", rtol=0.01, mistakes=wrong),
+            "gain": Answer(gain, "1", mistakes={"inverted the ratio: colocated / disaggregated": 1 / gain})}
+
+
+# srv-ex-ep: DeepSeek-V3 expert-parallel decode, EP 64 over NDR against EP 64 in one NVL72 rack
+@exercise("srv-ex-ep", CHAPTER, parts=("comm_ib", "comm_nvl", "tokens_ib", "tokens_nvl"),
+          doc="DeepSeek-V3 in FP8, 128 sequences of 2,048 tokens per GPU, EP 64: the dispatch and combine time of "
+              "one decode step (all MoE layers) on 8 DGX H100 over NDR (node-limited to 4 nodes) and on 64 GPUs of "
+              "a GB200 NVL72; output tokens/s per GPU with the AllToAlls overlapped (two micro-batches)")
+def _srv_ex_ep():
+    m = models.get("deepseek-v3")
+    ib = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4)
+    nvl = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True)
+    ibo = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4, overlap=True)
+    nvlo = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True, overlap=True)
+    return {
+        "comm_ib": Answer(ib.comm, "s", mistakes={"gave one MoE layer's dispatch and combine, not all 58":
+                                                  ib.dispatch + ib.combine}),
+        "comm_nvl": Answer(nvl.comm, "s", mistakes={"gave one MoE layer's dispatch and combine, not all 58":
+                                                    nvl.dispatch + nvl.combine}),
+        "tokens_ib": Answer(ibo.tokens_per_second_per_gpu, "1", mistakes={
+            "left the AllToAlls exposed (no second micro-batch)": ib.tokens_per_second_per_gpu,
+            "gave the whole EP group's tokens/s, not one GPU's": ibo.tokens_per_second}),
+        "tokens_nvl": Answer(nvlo.tokens_per_second_per_gpu, "1", mistakes={
+            "left the AllToAlls exposed (no second micro-batch)": nvl.tokens_per_second_per_gpu,
+            "gave the whole EP group's tokens/s, not one GPU's": nvlo.tokens_per_second}),
+    }
+
+
+# srv-ex-plan: how many GPUs serve Llama 3 70B at 40 requests/s within 1 s TTFT and 25 ms TPOT on DGX H100
+@exercise("srv-ex-plan", CHAPTER, parts=("gpus", "kind", "colocated_gpus"),
+          doc="GPUs of serving.plan_serving's best layout for Llama 3 70B at 40 requests/s (2,048-token prompts, 256 "
+              "output tokens, TTFT within 1 s, TPOT within 25 ms, DGX H100, KV over RDMA), its kind, and the GPUs "
+              "of the best colocated layout")
+def _srv_ex_plan():
+    m = models.get("llama3-70b")
+    pl = S.plan_serving(m, 40.0, 2048, 256, 1.0, 0.025, machines=("dgx-h100",))
+    col = next(o for o in pl.ranked if o.kind == "colocated")
+    other = "colocated" if pl.best.kind == "disaggregated" else "disaggregated"
+    mistakes = {} if col.gpus == pl.best.gpus else {"gave the best colocated layout's GPUs": col.gpus}
+    return {
+        "gpus": Answer(pl.best.gpus, "1", rtol=0, mistakes=mistakes),
+        "kind": Answer(pl.best.kind, choices=("colocated", "disaggregated"), mistakes={
+            other: f"the best {other} layout needs more GPUs than the {pl.best.kind} one"}),
+        "colocated_gpus": Answer(col.gpus, "1", rtol=0),
+    }
