@@ -53,6 +53,7 @@ def singlehtml():
     config["execute"]["execute_notebooks"] = "off"
     local = config["sphinx"].get("local_extensions", {})
     config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
+    config["sphinx"]["local_extensions"]["singlehtml_nodes"] = str(ROOT / "tools")
     cfg = BUILD / "config-pdf.yml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
