@@ -24,6 +24,9 @@ import time
 
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from committed_outputs_config import committed_config  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
 SRC = BUILD / "pdf_src"
@@ -49,10 +52,7 @@ PRINT_CSS = """
 
 def singlehtml():
     """Build the single page from the committed outputs; return the path of its index.html."""
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    config["execute"]["execute_notebooks"] = "off"
-    local = config["sphinx"].get("local_extensions", {})
-    config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
+    config = committed_config()
     config["sphinx"]["local_extensions"]["singlehtml_nodes"] = str(ROOT / "tools")
     cfg = BUILD / "config-pdf.yml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
