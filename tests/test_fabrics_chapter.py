@@ -15,6 +15,7 @@ import pytest  # noqa: E402
 from explorer_checks import assert_frames_cover_the_static_grid_and_differ  # noqa: E402
 
 from interconnect import collectives as C  # noqa: E402
+from interconnect import netsim  # noqa: E402
 from interconnect import topology as T  # noqa: E402
 from interconnect.catalog.fabrics import get_fabric  # noqa: E402
 from interconnect.viz.explorers import other_fabrics as X  # noqa: E402
@@ -52,23 +53,24 @@ def test_systems_match_the_catalog():
 def test_allreduce_on_meshes_against_closed_forms(name):
     sy = X.eight_way_systems()[name]
     n, p = 2.0 ** 30, 8
-    ring = X.allreduce_on(sy, n, "ring")
+    ring = netsim.domain_allreduce_time(sy.graph, n, "ring")
     assert ring == pytest.approx(C.collective_time("allreduce", n, p, sy.per_peer, ALPHA), rel=1e-9)
-    rings = X.allreduce_on(sy, n, "rings")
+    rings = netsim.domain_allreduce_time(sy.graph, n, "rings")
     assert rings == pytest.approx(C.collective_time("allreduce", n, p, 6 * sy.per_peer, ALPHA), rel=1e-9)
     # direct: two all-at-once exchanges of n/p per peer, each alpha + n/(p B_pair)
-    direct = X.allreduce_on(sy, n, "direct")
+    direct = netsim.domain_allreduce_time(sy.graph, n, "direct")
     assert direct == pytest.approx(2 * (ALPHA + n / p / sy.per_peer), rel=1e-9)
     # its bandwidth term is the one-port model at the per-device sum
     assert direct - 2 * ALPHA == pytest.approx(C.collective_time("allreduce", n, p, sy.per_device, 0.0), rel=1e-9)
     with pytest.raises(ValueError, match="algorithm"):
-        X.allreduce_on(sy, n, "tree")
+        netsim.domain_allreduce_time(sy.graph, n, "tree")
 
 
 def test_on_a_switch_all_rings_are_one_ring():
     sy = X.eight_way_systems()["DGX H100 (NVSwitch)"]
     n = 2.0 ** 30
-    assert X.allreduce_on(sy, n, "rings") == pytest.approx(X.allreduce_on(sy, n, "ring"), rel=1e-9)
+    rings, ring = (netsim.domain_allreduce_time(sy.graph, n, a) for a in ("rings", "ring"))
+    assert rings == pytest.approx(ring, rel=1e-9)
 
 
 def test_comparison_table_every_cell_from_a_record():

@@ -3,8 +3,9 @@
 from .. import collectives as C
 from .. import topology as T
 from ..catalog.fabrics import get_fabric
+from ..netsim import domain_allreduce_time
+from ..topology import eight_way_systems
 from ..units import GB, GiB
-from ..viz.explorers.other_fabrics import allreduce_on, eight_way_systems
 from . import Answer, exercise
 
 CHAPTER = "book/stack/other_fabrics"
@@ -34,7 +35,8 @@ def _ofab_ex_perdir():
 def _ofab_ex_mesh():
     mi = eight_way_systems()["MI300X (xGMI mesh)"]
     n = 1 * GiB
-    bus = {a: C.bus_bandwidth("allreduce", n / allreduce_on(mi, n, a), 8) for a in ("ring", "rings", "direct")}
+    bus = {a: C.bus_bandwidth("allreduce", n / domain_allreduce_time(mi.graph, n, a), 8)
+           for a in ("ring", "rings", "direct")}
     peak = C.bus_bandwidth("allreduce", n / C.collective_time("allreduce", n, 8, mi.per_device, T.ASSUMED_LATENCY), 8)
     return {
         "ring": Answer(bus["ring"], "B/s", mistakes={

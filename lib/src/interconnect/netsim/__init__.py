@@ -95,7 +95,14 @@ from __future__ import annotations
 from ..collectives.algorithms import REGISTRY, SIMULATED_OPS, simulated
 from ..collectives.schedules import Schedule, _generic_deps, run_collective, schedule  # noqa: F401 (re-exported)
 from . import simgrid  # noqa: F401 (the SimGrid export, reached as netsim.simgrid)
-from .collective import CollectiveResult, effective_bandwidth, simulate_collective, simulate_rings
+from .collective import (
+    DOMAIN_ALLREDUCE,
+    CollectiveResult,
+    domain_allreduce_time,
+    effective_bandwidth,
+    simulate_collective,
+    simulate_rings,
+)
 from .engine import Flow, SimResult, _simulate_arrays, _simulate_reference, simulate  # noqa: F401 (re-exported)
 from .fairness import _maxmin, max_min_rates  # noqa: F401 (re-exported)
 from .routing import _Net, _route  # noqa: F401 (re-exported)
@@ -103,6 +110,7 @@ from .routing import _Net, _route  # noqa: F401 (re-exported)
 __all__ = [
     "Flow", "SimResult", "Schedule", "CollectiveResult", "APPLICABLE", "DESCRIPTION",
     "simulate", "simulate_collective", "simulate_rings", "effective_bandwidth", "schedule", "run_collective",
+    "DOMAIN_ALLREDUCE", "domain_allreduce_time",
     "max_min_rates", "plot_timeline", "plot_link_load",
 ]
 

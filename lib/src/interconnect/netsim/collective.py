@@ -17,11 +17,13 @@ from .._validate import as_nonnegative
 from ..collectives.algorithms import schedule_algorithm
 from ..collectives.cost import bus_factor
 from ..collectives.schedules import Schedule, schedule
-from ..topology.paths import endpoints, path_bandwidth
+from ..topology.other_fabrics import mesh_rings
+from ..topology.paths import endpoints, gpus, path_bandwidth
 from .engine import Flow, SimResult, _simulate_arrays, simulate
 from .routing import _check_routing, _Net
 
-__all__ = ["CollectiveResult", "simulate_collective", "simulate_rings", "effective_bandwidth"]
+__all__ = ["CollectiveResult", "simulate_collective", "simulate_rings", "effective_bandwidth", "DOMAIN_ALLREDUCE",
+           "domain_allreduce_time"]
 
 
 def _from_sim(name):
@@ -267,3 +269,48 @@ def effective_bandwidth(g, op, nbytes, ranks=None, **kw):
     20.8
     """
     return simulate_collective(g, op, nbytes, ranks=ranks, **kw).busbw
+
+
+#: How an AllReduce is run on one scale-up domain (:func:`domain_allreduce_time`, all simulated).
+DOMAIN_ALLREDUCE = {
+    "ring": "one ring in index order",
+    "rings": "edge-disjoint rings, both directions",
+    "direct": "each device sends to all peers at once",
+}
+
+
+def domain_allreduce_time(g, nbytes, algorithm="ring"):
+    """Time of an AllReduce of ``nbytes`` on one scale-up domain (the chapter "Other fabrics"'s
+    8-device boxes, :func:`interconnect.topology.eight_way_systems`), simulated.
+
+    * ``"ring"``: :func:`interconnect.netsim.simulate_collective`, one ring in index order.
+    * ``"rings"``: :func:`interconnect.netsim.simulate_rings` over the edge-disjoint rings of
+      :func:`interconnect.topology.mesh_rings`, each in both directions (6 rings on 8
+      devices). On a switch (one edge per GPU) the rings share it, so this equals one ring.
+    * ``"direct"``: a reduce-scatter in which every device sends each peer its ``n/p`` piece
+      at once, then the allgather that sends the sums back the same way. Each half moves
+      exactly the bytes of an all-at-once AllToAll of ``n`` (the registry's ``all_at_once``
+      schedule), so its time is simulated as two of them, one after the other; the local
+      additions are not timed (``gamma = 0``, as in the rest of the chapter).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        The domain's topology (e.g. ``eight_way_systems()[name].graph``).
+    nbytes : float
+        Size of the vector, bytes (nccl-tests convention).
+    algorithm : {"ring", "rings", "direct"}
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    if algorithm not in DOMAIN_ALLREDUCE:
+        raise ValueError(f"algorithm={algorithm!r} is not one of {', '.join(DOMAIN_ALLREDUCE)}")
+    if algorithm == "ring":
+        return simulate_collective(g, "allreduce", nbytes).time
+    if algorithm == "rings":
+        rings = mesh_rings(len(gpus(g)))
+        return simulate_rings(g, nbytes, rings + [r[::-1] for r in rings]).time
+    return 2.0 * simulate_collective(g, "alltoall", nbytes, algorithm="all_at_once").time

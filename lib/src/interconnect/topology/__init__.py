@@ -76,7 +76,9 @@ from .fabrics import cluster, cluster_paths, fat_tree
 from .other_fabrics import (
     ASSUMED_LATENCY,
     TPU_CUBE,
+    EightWay,
     dragonfly,
+    eight_way_systems,
     full_mesh,
     gaudi_node,
     mesh_rings,
@@ -106,7 +108,7 @@ __all__ = [
     "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster", "cluster_paths",
     "superpod", "nvl72",
     "ASSUMED_LATENCY", "TPU_CUBE", "full_mesh", "xgmi_mesh", "mesh_rings", "gaudi_node", "tpu_slice", "torus_ring",
-    "dragonfly",
+    "dragonfly", "EightWay", "eight_way_systems",
     "gpus", "endpoints", "path", "all_shortest_paths", "ecmp_count", "path_bandwidth", "path_latency", "widest_path",
     "ShortestPaths", "routing_weight",
     "diameter", "bisection_bandwidth", "TopoMatrix", "topo_matrix", "draw",

@@ -33,16 +33,17 @@ Networks* (2004), ch. 5 (tori and meshes).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import networkx as nx
 
 from .._validate import as_count, as_nonnegative, as_positive
 from ..catalog.fabrics import get_fabric
 from ..links import get_link
-from .build import _edge, _resolve, torus
+from .build import _edge, _resolve, nvswitch, torus
 
 __all__ = ["ASSUMED_LATENCY", "TPU_CUBE", "full_mesh", "xgmi_mesh", "mesh_rings", "gaudi_node", "tpu_slice",
-           "torus_ring", "dragonfly"]
+           "torus_ring", "dragonfly", "EightWay", "eight_way_systems"]
 
 #: One-way latency put on scale-up edges whose vendor publishes none, s: NCCL's per-step
 #: NVLink value (``links.get_link("nvlink4-link").latency``, basis "model"). A modelling
@@ -472,3 +473,52 @@ def dragonfly(groups=9, routers=4, hosts=2, global_links=2, link="ib-ndr", bandw
                     _edge(g, u, v, bw, lat, name)
                     g.edges[u, v]["tier"] = "global"
     return g
+
+
+@dataclass(frozen=True)
+class EightWay:
+    """One 8-device scale-up domain, as a graph and its catalog records.
+
+    Attributes
+    ----------
+    label : str
+    graph : networkx.Graph
+        Its topology (``interconnect.topology``).
+    per_device : float
+        Scale-up bandwidth of one device, bytes/s per direction (all its links).
+    per_peer : float
+        What one pair of devices gets, bytes/s per direction.
+    source : str
+        The record it comes from (``links`` or ``catalog.fabrics`` name).
+    switched : bool
+        True where a switch gives any pair the whole per-device bandwidth.
+    """
+
+    label: str
+    graph: object
+    per_device: float
+    per_peer: float
+    source: str
+    switched: bool
+
+
+def eight_way_systems():
+    """The 8-device domains the chapter compares: DGX H100 (NVSwitch), AMD MI300X (xGMI mesh),
+    Intel Gaudi 3 and Gaudi 2 boxes (RoCE all-to-all).
+
+    Returns
+    -------
+    dict of str -> EightWay
+    """
+    h100 = get_link("nvlink4")
+    mi = get_fabric("xgmi-mi300x")
+    out = {"DGX H100 (NVSwitch)": EightWay("DGX H100 (NVSwitch)", nvswitch(8, "nvlink4"), h100.bandwidth,
+                                           h100.bandwidth, h100.name, True),
+           "MI300X (xGMI mesh)": EightWay("MI300X (xGMI mesh)", xgmi_mesh(), mi.bandwidth, mi.per_link_bandwidth,
+                                          mi.name, False)}
+    for gen in (3, 2):
+        up = get_fabric(f"gaudi{gen}-scale-up")
+        g = gaudi_node(gen)
+        out[f"Gaudi {gen} (RoCE all-to-all)"] = EightWay(f"Gaudi {gen} (RoCE all-to-all)", g, up.bandwidth,
+                                                         g.edges["gpu0", "gpu1"]["bandwidth"], up.name, False)
+    return out

@@ -4,13 +4,11 @@ The numbers are the library's models: the records of :mod:`interconnect.catalog.
 :mod:`interconnect.links`, the topologies of :mod:`interconnect.topology.other_fabrics`, the
 alpha-beta model :func:`interconnect.collectives.collective_time` and the flow simulator
 :func:`interconnect.netsim.simulate_collective` / :func:`~interconnect.netsim.simulate_rings`.
-This module only chooses which model runs where (:func:`allreduce_on`) and lays the results
-out; the chapter, its exercises and the tests import it, so they share one copy.
+The 8-device domains are :func:`interconnect.topology.eight_way_systems`, their AllReduce
+:func:`interconnect.netsim.domain_allreduce_time`; this module lays the results out.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,102 +19,16 @@ from ...catalog.fabrics import get_fabric
 from ...units import GB, GiB, KiB, MiB, fmt_bandwidth, fmt_bytes, fmt_time
 from ...widgets import Explorer, Param
 
-__all__ = ["ALGORITHMS", "NOT_PUBLISHED", "EightWay", "eight_way_systems", "allreduce_on", "comparison_rows",
+#: How an AllReduce is run on an 8-device domain (:func:`interconnect.netsim.domain_allreduce_time`).
+ALGORITHMS = netsim.DOMAIN_ALLREDUCE
+eight_way_systems = T.eight_way_systems
+EightWay = T.EightWay
+
+__all__ = ["ALGORITHMS", "NOT_PUBLISHED", "EightWay", "eight_way_systems", "comparison_rows",
            "COMPARISON_HEADERS", "fabric_allreduce_explorer"]
 
-#: How an AllReduce is run on an 8-device domain (:func:`allreduce_on`, all simulated with netsim).
-ALGORITHMS = {
-    "ring": "one ring in index order",
-    "rings": "edge-disjoint rings, both directions",
-    "direct": "each device sends to all peers at once",
-}
 #: What the table shows where no primary source gives a per-direction figure.
 NOT_PUBLISHED = "not published"
-
-
-@dataclass(frozen=True)
-class EightWay:
-    """One 8-device scale-up domain, as a graph and its catalog records.
-
-    Attributes
-    ----------
-    label : str
-    graph : networkx.Graph
-        Its topology (``interconnect.topology``).
-    per_device : float
-        Scale-up bandwidth of one device, bytes/s per direction (all its links).
-    per_peer : float
-        What one pair of devices gets, bytes/s per direction.
-    source : str
-        The record it comes from (``links`` or ``catalog.fabrics`` name).
-    switched : bool
-        True where a switch gives any pair the whole per-device bandwidth.
-    """
-
-    label: str
-    graph: object
-    per_device: float
-    per_peer: float
-    source: str
-    switched: bool
-
-
-def eight_way_systems():
-    """The 8-device domains the chapter compares: DGX H100 (NVSwitch), AMD MI300X (xGMI mesh),
-    Intel Gaudi 3 and Gaudi 2 boxes (RoCE all-to-all).
-
-    Returns
-    -------
-    dict of str -> EightWay
-    """
-    h100 = links.get_link("nvlink4")
-    mi = get_fabric("xgmi-mi300x")
-    out = {"DGX H100 (NVSwitch)": EightWay("DGX H100 (NVSwitch)", T.nvswitch(8, "nvlink4"), h100.bandwidth,
-                                           h100.bandwidth, h100.name, True),
-           "MI300X (xGMI mesh)": EightWay("MI300X (xGMI mesh)", T.xgmi_mesh(), mi.bandwidth, mi.per_link_bandwidth,
-                                          mi.name, False)}
-    for gen in (3, 2):
-        up = get_fabric(f"gaudi{gen}-scale-up")
-        g = T.gaudi_node(gen)
-        out[f"Gaudi {gen} (RoCE all-to-all)"] = EightWay(f"Gaudi {gen} (RoCE all-to-all)", g, up.bandwidth,
-                                                         g.edges["gpu0", "gpu1"]["bandwidth"], up.name, False)
-    return out
-
-
-def allreduce_on(system, nbytes, algorithm="ring"):
-    """Time of an AllReduce of ``nbytes`` on an 8-device domain, simulated with netsim.
-
-    * ``"ring"``: :func:`interconnect.netsim.simulate_collective`, one ring in index order.
-    * ``"rings"``: :func:`interconnect.netsim.simulate_rings` over the edge-disjoint rings of
-      :func:`interconnect.topology.mesh_rings`, each in both directions (6 rings on 8
-      devices). On a switch (one edge per GPU) the rings share it, so this equals one ring.
-    * ``"direct"``: a reduce-scatter in which every device sends each peer its ``n/p`` piece
-      at once, then the allgather that sends the sums back the same way. Each half moves
-      exactly the bytes of an all-at-once AllToAll of ``n`` (the registry's ``all_at_once``
-      schedule), so its time is simulated as two of them, one after the other; the local
-      additions are not timed (``gamma = 0``, as in the rest of the chapter).
-
-    Parameters
-    ----------
-    system : EightWay
-    nbytes : float
-        Size of the vector, bytes (nccl-tests convention).
-    algorithm : {"ring", "rings", "direct"}
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm={algorithm!r} is not one of {', '.join(ALGORITHMS)}")
-    g = system.graph
-    if algorithm == "ring":
-        return netsim.simulate_collective(g, "allreduce", nbytes).time
-    if algorithm == "rings":
-        rings = T.mesh_rings(len(T.gpus(g)))
-        return netsim.simulate_rings(g, nbytes, rings + [r[::-1] for r in rings]).time
-    return 2.0 * netsim.simulate_collective(g, "alltoall", nbytes, algorithm="all_at_once").time
 
 
 def _gbs(bw):
@@ -205,7 +117,7 @@ CURVE_SIZES = tuple(2.0 ** np.arange(16, 33, 2))
 def fabric_allreduce_explorer(systems=None, sizes=CURVE_SIZES,
                               slider_sizes=(64 * KiB, 1 * MiB, 64 * MiB, 1 * GiB, 4 * GiB), default_size=1 * GiB):
     """AllReduce bus bandwidth against message size on the 8-device domains, one curve per
-    system and algorithm, simulated with netsim (:func:`allreduce_on`).
+    system and algorithm, simulated with netsim (:func:`interconnect.netsim.domain_allreduce_time`).
 
     Sliders: the system (curves for its three algorithms drawn bold, its per-device
     bandwidth as a dashed ceiling) and the message size marked on them; the note gives
@@ -230,7 +142,8 @@ def fabric_allreduce_explorer(systems=None, sizes=CURVE_SIZES,
     names = list(systems)
     sizes = np.asarray(sizes, dtype=float)
     algs = list(ALGORITHMS)
-    times = {(s, a): np.array([allreduce_on(systems[s], n, a) for n in sizes]) for s in names for a in algs}
+    times = {(s, a): np.array([netsim.domain_allreduce_time(systems[s].graph, n, a) for n in sizes])
+             for s in names for a in algs}
     busbw = {k: C.bus_bandwidth("allreduce", sizes / t, 8) for k, t in times.items()}
 
     def at(s, a, nbytes):
