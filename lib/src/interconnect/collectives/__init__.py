@@ -14,7 +14,7 @@
 * :mod:`~interconnect.collectives.hierarchical`: collectives across nodes in closed form,
   two-level with pipelined phases (:func:`hierarchical_time`), one ring per NIC
   (:func:`multi_ring_time`) and NCCL's double binary tree (:func:`double_binary_tree_time`),
-  each with a transfer plan the flow simulator checks.
+  each with a transfer plan (in :mod:`~interconnect.collectives.plans`) the flow simulator checks.
 * :mod:`~interconnect.collectives.nccl`: NCCL's own tuning model (``src/graph/tuning.cc``)
   ported: per algorithm and protocol the latency, the achieved bandwidth and the channels,
   NCCL's choice by size, :func:`nccl_time` and :func:`nccl_busbw`.
@@ -24,7 +24,7 @@ Deprecated spellings, accepted silently for one release: alltoall ``"direct"`` i
 ``"ring"`` in the simulator is ``"chain"`` (see :mod:`~interconnect.collectives.algorithms`).
 """
 
-from . import algorithms, cost, hierarchical, in_network, nccl, schedules  # noqa: F401 (the submodules)
+from . import algorithms, cost, hierarchical, in_network, nccl, plans, schedules  # noqa: F401 (the submodules)
 from .algorithms import (
     COST_ALIASES,
     OPS,
