@@ -153,6 +153,7 @@ def test_topo_matrix_dgx1_matches_nvidia_smi():
     assert m.numa == [0, 0, 0, 0, 1, 1, 1, 1]  # CPU affinity 0-19 for GPU0-3 in the same output
     text = str(m)
     assert "GPU7" in text and "NV2" in text and "Legend" in text
+    assert repr(m) == text  # a live notebook's text view is the matrix, not the dataclass fields
     assert "<table" in m._repr_html_()
     # without the PCIe tree the non-NVLink pairs are unknown
     m2 = T.topo_matrix(T.dgx1_hybrid_cube_mesh())

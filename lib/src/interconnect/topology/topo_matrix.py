@@ -27,7 +27,7 @@ _HTML_COLOURS = {"X": "#eeeeee", "NV": "#cdeee3", "PIX": "#d6e9f8", "PXB": "#e4e
                  "PHB": "#fbe8c8", "NODE": "#fadcc0", "SYS": "#f6cbb5", "-": "#ffffff"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TopoMatrix:
     """A GPU-to-GPU connection matrix as ``nvidia-smi topo -m`` prints it.
 
@@ -70,6 +70,10 @@ class TopoMatrix:
         for k, text in TOPO_LEGEND:
             lines.append(f"  {k:<4} = {text}")
         return "\n".join(lines)
+
+    def __repr__(self):
+        # The text a live notebook or a terminal shows is the matrix itself, as nvidia-smi prints it.
+        return str(self)
 
     def _repr_html_(self):
         names = self.names
