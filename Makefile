@@ -12,6 +12,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LOCK := requirements-lock.txt
 JB := $(VENV)/bin/jupyter-book
+# Explorers precompute their static HTML frames only where the book's outputs are written or
+# checked (every target here); a reader's live notebook skips them (interconnect.widgets).
+export INTERCONNECT_STATIC_FRAMES := 1
 
 .PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor bench execute lock clean
 

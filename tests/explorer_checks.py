@@ -11,7 +11,10 @@ def assert_frames_cover_the_static_grid_and_differ(ex):
     expected = np.prod([len(p.values) for p in ex.params if p.name in ex.static])
     assert len(frames) == expected
     # each slider position shows a different picture (no two frames identical)
-    uris = [uri for uri, _ in frames.values()]
+    uris = [uri for uri, _, _ in frames.values()]
     assert len(set(uris)) == len(uris)
     # and alt text that names the parameters is there for each
-    assert all(alt.strip() for _, alt in frames.values())
+    assert all(alt.strip() for _, alt, _ in frames.values())
+    # a readout, where the explorer has one, is text for every frame
+    if ex.readout is not None:
+        assert all(text.strip() for _, _, text in frames.values())

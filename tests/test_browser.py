@@ -148,19 +148,27 @@ def test_static_explorers_respond(browser, server, rel):
         explorers = page.query_selector_all(".ic-explorer")
         for ex in explorers:
             img = ex.query_selector("img.ic-explorer-frame")
-            sliders = ex.query_selector_all("input[type=range]")
-            assert img and sliders, f"{rel}: explorer without image or sliders"
+            sliders = ex.query_selector_all("input[type=range], select[data-param]")
+            assert img and sliders, f"{rel}: explorer without image or controls"
+            readout = ex.query_selector(".ic-explorer-readout")
             for slider in sliders:
                 before = img.get_attribute("src")
-                top = int(slider.get_attribute("max"))
-                cur = int(slider.get_attribute("value"))
+                text_before = readout.text_content() if readout else None
+                if slider.evaluate("el => el.tagName") == "SELECT":
+                    top = slider.evaluate("el => el.options.length") - 1
+                    cur = int(slider.evaluate("el => el.value"))
+                else:
+                    top = int(slider.get_attribute("max"))
+                    cur = int(slider.get_attribute("value"))
                 new = 0 if cur != 0 else top
                 slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(new))
                 after = img.get_attribute("src")
-                assert after != before, (f"{rel}: moving slider {slider.get_attribute('data-param')} "
+                assert after != before, (f"{rel}: moving control {slider.get_attribute('data-param')} "
                                          "did not change the figure")
                 slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(cur))
                 assert img.get_attribute("src") == before
+                if readout:
+                    assert readout.text_content() == text_before, f"{rel}: the readout did not follow the frame"
         assert not problems, f"{rel}: " + "; ".join(problems)
     finally:
         ctx.close()
@@ -295,7 +303,8 @@ _PHONE_LAYOUT = """() => {
     const box = ex.getBoundingClientRect();
     if (box.left < -1 || box.right > W + 1)
       out.push(`${ex.id} spans ${Math.round(box.left)}..${Math.round(box.right)} px`);
-    for (const el of ex.querySelectorAll('input, output, .ic-explorer-label, .ic-explorer-title, img')) {
+    const parts = 'input, select, output, .ic-explorer-label, .ic-explorer-title, .ic-explorer-readout, img';
+    for (const el of ex.querySelectorAll(parts)) {
       const r = el.getBoundingClientRect();
       if (r.left < Math.max(box.left, 0) - 1 || r.right > Math.min(box.right, W) + 1)
         out.push(`${ex.id} ${name(el)} spans ${Math.round(r.left)}..${Math.round(r.right)} px, `

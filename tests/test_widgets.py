@@ -71,9 +71,10 @@ def test_frames_count_is_product_of_static_value_counts(static, n):
     ex = explorer(static=static)
     frames = ex.frames()
     assert len(frames) == n
-    for uri, alt in frames.values():
+    for uri, alt, readout in frames.values():
         assert uri.startswith("data:image/png;base64,")
         assert alt
+        assert readout == ""  # no readout given
 
 
 def test_explorer_errors():
@@ -169,3 +170,36 @@ def test_mimebundle():
     assert "text/plain" in bundle and "Test explorer" in bundle["text/plain"]
     assert "text/html" in bundle
     assert bundle["text/html"] == ex.static_html()
+
+
+# --------------------------------------------------------------------------- choices and readouts
+def test_string_values_are_a_dropdown_numbers_a_slider():
+    assert COLOR.control == "dropdown" and SLOPE.control == "slider"
+    assert Param("n", "n", ("a", "b"), "a", control="slider").control == "slider"
+    with pytest.raises(ValueError, match="control='knob' for parameter 'n'"):
+        Param("n", "n", (1, 2), 1, control="knob")
+
+
+def test_static_dropdown_and_readout():
+    ex = explorer(static=["slope", "color"], readout=lambda slope, offset, color: f"slope {slope} in {color} <i>")
+    page = ex.static_html()
+    assert len(re.findall(r'<input type="range"', page)) == 1
+    select = re.search(r'<select data-param="color"[^>]*>(.*?)</select>', page, re.S)
+    assert select and select.group(1).count("<option") == 2 and '<option value="0" selected>C0' in select.group(1)
+    # the readout is text on the page, escaped, and one per frame in the payload
+    assert '<p class="ic-explorer-readout" aria-live="polite">slope 2 in C0 &lt;i&gt;</p>' in page
+    data = _payload(page)
+    assert data["readouts"] == {f"{i}_{j}": f"slope {s} in {c} <i>"
+                                for i, s in enumerate(SLOPE.values) for j, c in enumerate(COLOR.values)}
+    with pytest.raises(ValueError, match="readout=3"):
+        explorer(readout=3)
+
+
+def test_static_frames_only_when_asked(monkeypatch):
+    ex = explorer(static=["slope", "offset"], readout=lambda slope, offset, color: f"slope {slope}")
+    monkeypatch.setenv("INTERCONNECT_STATIC_FRAMES", "1")
+    assert ex._repr_mimebundle_()["text/html"] == ex.static_html()
+    monkeypatch.setenv("INTERCONNECT_STATIC_FRAMES", "0")
+    live = ex._repr_mimebundle_()["text/html"]
+    assert live.count("data:image/png;base64,") == 1  # the default frame alone
+    assert "slope 2" in live and "ic-explorer-data" not in live

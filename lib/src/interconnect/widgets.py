@@ -15,6 +15,17 @@ callback which changes the artists in place. Displayed in a notebook it is
 
 Both views are in the same output's mime bundle; Jupyter front-ends prefer the widget
 view and the book's ``_config.yml`` drops it, so the book renders the static HTML.
+
+Precomputing every frame costs seconds, which a reader running the notebook live does not
+need. The frames are built when the environment variable ``INTERCONNECT_STATIC_FRAMES`` is
+``1`` (set by ``tools/execute_notebooks.py``, which writes the book's stored outputs, and by
+the test suite's ``conftest.py``, which checks them); otherwise the HTML fallback shows the
+default frame alone.
+
+A parameter whose values are all strings (a machine, a model, a link) is a *choice*, shown
+as a drop-down menu in both views; numeric ones are sliders. An explorer may also give a
+``readout``: one line of text with the frame's key numbers, shown under the image in both
+views, so the numbers can be read, copied and found by a screen reader or a search.
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ import html
 import io
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -34,6 +46,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 __all__ = ["Param", "Explorer"]
 
 _MAX_FRAMES = 64
+_CONTROLS = ("slider", "dropdown")
+
+
+def static_frames_enabled():
+    """Whether explorers precompute their static frames (``INTERCONNECT_STATIC_FRAMES=1``)."""
+    return os.environ.get("INTERCONNECT_STATIC_FRAMES", "") == "1"
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,9 @@ class Param:
         Initial value; must be one of ``values``.
     fmt : callable
         Turns a value into the text shown beside the slider (e.g. ``fmt_bandwidth``).
+    control : {"slider", "dropdown"}, optional
+        How the value is chosen. Default: a drop-down menu when every value is a string
+        (a categorical choice), a slider otherwise.
     """
 
     name: str
@@ -59,6 +80,7 @@ class Param:
     values: tuple
     default: object
     fmt: object = str
+    control: str | None = None
     _labels: tuple = field(default=(), repr=False)
 
     def __post_init__(self):
@@ -69,6 +91,12 @@ class Param:
             raise ValueError(f"default={self.default!r} for parameter {self.name!r} is not one of its values {values}")
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "_labels", tuple(str(self.fmt(v)) for v in values))
+        control = self.control
+        if control is None:
+            control = "dropdown" if all(isinstance(v, str) for v in values) else "slider"
+        if control not in _CONTROLS:
+            raise ValueError(f"control={self.control!r} for parameter {self.name!r} is not one of {_CONTROLS}")
+        object.__setattr__(self, "control", control)
 
     @property
     def labels(self):
@@ -106,9 +134,12 @@ class Explorer:
         Resolution of the rendered frames.
     colors : int or None
         Palette size of the static frames (smaller pages); None keeps full colour.
+    readout : callable, optional
+        ``readout(**values) -> str``: the frame's key numbers as one line of plain text,
+        shown under the image (and updated with it) in both views.
     """
 
-    def __init__(self, title, params, make_figure, static=None, alt="", dpi=80, colors=128):
+    def __init__(self, title, params, make_figure, static=None, alt="", dpi=80, colors=128, readout=None):
         self.title = title
         self.params = tuple(params)
         names = [p.name for p in self.params]
@@ -126,6 +157,9 @@ class Explorer:
             raise ValueError(f"static={static!r} needs {n_frames} frames; allowed at most {_MAX_FRAMES}")
         self.static = static
         self.alt = alt
+        if readout is not None and not callable(readout):
+            raise ValueError(f"readout={readout!r} must be a callable readout(**values) -> str, or None")
+        self.readout = readout
         self.dpi = dpi
         self.colors = colors
         self.fig, self.update = make_figure()
@@ -145,6 +179,9 @@ class Explorer:
 
     def _alt(self, values):
         return self.alt(**values) if callable(self.alt) else (self.alt or self.title)
+
+    def _readout(self, values):
+        return "" if self.readout is None else str(self.readout(**(self.defaults | values)))
 
     def _draw(self, values):
         """Update the figure to ``values`` and return its pixels (H x W x 4, uint8).
@@ -194,20 +231,25 @@ class Explorer:
             import ipywidgets as w
 
             image = w.Image(value=self.render(), format="png", layout=w.Layout(max_width="100%"))
+            readout = w.HTML(html.escape(self._readout({})))
             sliders = []
             for p in self.params:
-                sliders.append(w.SelectionSlider(
+                kind = w.Dropdown if p.control == "dropdown" else w.SelectionSlider
+                extra = {} if p.control == "dropdown" else {"continuous_update": True}
+                sliders.append(kind(
                     options=list(zip(p.labels, range(len(p.values)))), value=p.default_index,
                     description=p.label, style={"description_width": "initial"},
-                    layout=w.Layout(width="95%"), continuous_update=True))
+                    layout=w.Layout(width="95%"), **extra))
 
             def on_change(_change=None):
                 values = {p.name: p.values[s.value] for p, s in zip(self.params, sliders)}
                 image.value = self.render(**values)
+                readout.value = html.escape(self._readout(values))
 
             for s in sliders:
                 s.observe(on_change, names="value")
-            self._widget = w.VBox([w.HTML(f"<b>{html.escape(self.title)}</b>"), *sliders, image])
+            parts = [w.HTML(f"<b>{html.escape(self.title)}</b>"), *sliders, image]
+            self._widget = w.VBox(parts + ([readout] if self.readout is not None else []))
             self._on_change = on_change
             self._sliders = sliders
         return self._widget
@@ -221,7 +263,7 @@ class Explorer:
             values = {p.name: p.values[i] for p, i in zip(stat, idx)}
             png = self._png(values, colors=self.colors)
             uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-            out["_".join(map(str, idx))] = (uri, self._alt(self.defaults | values))
+            out["_".join(map(str, idx))] = (uri, self._alt(self.defaults | values), self._readout(values))
         self._draw({})
         return out
 
@@ -231,14 +273,20 @@ class Explorer:
         fixed = [p for p in self.params if p.name not in self.static]
         frames = self.frames()
         default_key = "_".join(str(p.default_index) for p in stat)
-        src, alt = frames[default_key]
+        src, alt, readout = frames[default_key]
         rows = []
         for p in stat:
-            rows.append(
-                f'<label class="ic-explorer-row"><span class="ic-explorer-label">{html.escape(p.label)}</span>'
-                f'<input type="range" min="0" max="{len(p.values) - 1}" step="1" value="{p.default_index}" '
-                f'data-param="{html.escape(p.name)}" aria-label="{html.escape(p.label)}">'
-                f'<output>{html.escape(p.labels[p.default_index])}</output></label>')
+            label = f'<span class="ic-explorer-label">{html.escape(p.label)}</span>'
+            common = f'data-param="{html.escape(p.name)}" aria-label="{html.escape(p.label)}"'
+            if p.control == "dropdown":
+                options = "".join(f'<option value="{i}"{" selected" if i == p.default_index else ""}>'
+                                  f'{html.escape(lab)}</option>' for i, lab in enumerate(p.labels))
+                rows.append(f'<label class="ic-explorer-row">{label}<select {common}>{options}</select></label>')
+            else:
+                rows.append(
+                    f'<label class="ic-explorer-row">{label}'
+                    f'<input type="range" min="0" max="{len(p.values) - 1}" step="1" value="{p.default_index}" '
+                    f'{common}><output>{html.escape(p.labels[p.default_index])}</output></label>')
         note = ""
         if fixed:
             held = ", ".join(f"{html.escape(p.label)} = {html.escape(p.labels[p.default_index])}" for p in fixed)
@@ -249,12 +297,17 @@ class Explorer:
             "alts": {k: v[1] for k, v in frames.items()},
             "labels": [list(p.labels) for p in stat],
         }
+        shown = ""
+        if self.readout is not None:
+            data["readouts"] = {k: v[2] for k, v in frames.items()}
+            shown = f'<p class="ic-explorer-readout" aria-live="polite">{html.escape(readout)}</p>\n'
+
         payload = json.dumps(data).replace("</", "<\\/")
         return f"""<div class="ic-explorer" id="{self.id}">
 <div class="ic-explorer-title"><strong>{html.escape(self.title)}</strong> <em>(interactive: move the sliders)</em></div>
 <div class="ic-explorer-controls">{''.join(rows)}</div>
 <img class="ic-explorer-frame" src="{src}" alt="{html.escape(alt)}" style="max-width:100%;height:auto">
-{note}
+{shown}{note}
 <script type="application/json" class="ic-explorer-data">{payload}</script>
 <script>
 (function () {{
@@ -262,16 +315,22 @@ class Explorer:
   if (!root || root.dataset.ready) return;
   root.dataset.ready = "1";
   var data = JSON.parse(root.querySelector(".ic-explorer-data").textContent);
-  var inputs = root.querySelectorAll("input[type=range]");
+  var inputs = root.querySelectorAll("input[type=range], select[data-param]");
   var img = root.querySelector("img.ic-explorer-frame");
+  var readout = root.querySelector(".ic-explorer-readout");
   function show() {{
     var key = Array.prototype.map.call(inputs, function (el) {{ return el.value; }}).join("_");
     Array.prototype.forEach.call(inputs, function (el, i) {{
-      el.parentNode.querySelector("output").textContent = data.labels[i][el.value];
+      var out = el.parentNode.querySelector("output");
+      if (out) out.textContent = data.labels[i][el.value];
     }});
     if (data.frames[key]) {{ img.src = data.frames[key]; img.alt = data.alts[key]; }}
+    if (readout && data.readouts && data.readouts[key] !== undefined) readout.textContent = data.readouts[key];
   }}
-  Array.prototype.forEach.call(inputs, function (el) {{ el.addEventListener("input", show); }});
+  Array.prototype.forEach.call(inputs, function (el) {{
+    el.addEventListener("input", show);
+    el.addEventListener("change", show);
+  }});
 }})();
 </script>
 </div>"""
@@ -285,5 +344,17 @@ class Explorer:
         except Exception:  # no ipywidgets front-end support: the static view still works
             pass
         bundle["text/plain"] = f"Explorer: {self.title} (live sliders in Jupyter, precomputed frames in the book)"
-        bundle["text/html"] = self.static_html()
+        bundle["text/html"] = self.static_html() if static_frames_enabled() else self.fallback_html()
         return bundle
+
+    def fallback_html(self):
+        """The default frame alone, for a live front-end without ipywidgets (no precomputed frames)."""
+        png = self._png({}, colors=self.colors)
+        uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        readout = self._readout({})
+        shown = f'<p class="ic-explorer-readout">{html.escape(readout)}</p>' if self.readout is not None else ""
+        alt = html.escape(self._alt(self.defaults))
+        return (f'<div class="ic-explorer"><div class="ic-explorer-title"><strong>{html.escape(self.title)}'
+                f'</strong></div><img class="ic-explorer-frame" src="{uri}" alt="{alt}"'
+                f' style="max-width:100%;height:auto">{shown}<div class="ic-explorer-note">The default frame; '
+                f'the sliders need ipywidgets in a live Jupyter front-end.</div></div>')
