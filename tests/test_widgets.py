@@ -203,3 +203,31 @@ def test_static_frames_only_when_asked(monkeypatch):
     live = ex._repr_mimebundle_()["text/html"]
     assert live.count("data:image/png;base64,") == 1  # the default frame alone
     assert "slope 2" in live and "ic-explorer-data" not in live
+
+
+def test_readout_from_the_figure_note():
+    from interconnect.widgets import READOUT_GID
+
+    def make():
+        fig, update = make_figure()
+        note = fig.axes[0].text(0, 0, "")
+        note.set_gid(READOUT_GID)
+
+        def upd(slope, offset, color="C0"):
+            update(slope, offset, color)
+            note.set_text(f"slope {slope}\n  offset {offset}")
+
+        return fig, upd
+
+    ex = explorer(make_figure=make, static=["slope"])
+    assert ex.readout is not None
+    assert ex._readout({"slope": 4}) == "slope 4; offset 0"
+    assert [r for _, _, r in ex.frames().values()] == [f"slope {s}; offset 0" for s in SLOPE.values]
+
+
+
+def test_objects_and_booleans_are_choices():
+    a, b = object(), object()
+    assert Param("link", "link", (a, b), default=a).control == "dropdown"
+    assert Param("k", "k", (True, False), True).control == "dropdown"
+    assert Param("x", "x", (1, 2.5), 1).control == "slider"

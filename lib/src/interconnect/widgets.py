@@ -35,6 +35,7 @@ import html
 import io
 import itertools
 import json
+import numbers
 import os
 import re
 from dataclasses import dataclass, field
@@ -43,10 +44,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-__all__ = ["Param", "Explorer"]
+__all__ = ["Param", "Explorer", "READOUT_GID"]
 
 _MAX_FRAMES = 64
 _CONTROLS = ("slider", "dropdown")
+#: Give a figure's text artist this gid (``note.set_gid(READOUT_GID)``) and its text, the
+#: frame's key numbers, is also shown as HTML text under the image (the explorer's readout).
+READOUT_GID = "ic-readout"
 
 
 def static_frames_enabled():
@@ -71,8 +75,8 @@ class Param:
     fmt : callable
         Turns a value into the text shown beside the slider (e.g. ``fmt_bandwidth``).
     control : {"slider", "dropdown"}, optional
-        How the value is chosen. Default: a drop-down menu when every value is a string
-        (a categorical choice), a slider otherwise.
+        How the value is chosen. Default: a drop-down menu when no value is a number
+        (a categorical choice: a machine, a model, a link), a slider otherwise.
     """
 
     name: str
@@ -93,7 +97,8 @@ class Param:
         object.__setattr__(self, "_labels", tuple(str(self.fmt(v)) for v in values))
         control = self.control
         if control is None:
-            control = "dropdown" if all(isinstance(v, str) for v in values) else "slider"
+            numeric = any(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in values)
+            control = "slider" if numeric else "dropdown"
         if control not in _CONTROLS:
             raise ValueError(f"control={self.control!r} for parameter {self.name!r} is not one of {_CONTROLS}")
         object.__setattr__(self, "control", control)
@@ -136,7 +141,8 @@ class Explorer:
         Palette size of the static frames (smaller pages); None keeps full colour.
     readout : callable, optional
         ``readout(**values) -> str``: the frame's key numbers as one line of plain text,
-        shown under the image (and updated with it) in both views.
+        shown under the image (and updated with it) in both views. Default: the text of
+        the figure's artists whose gid is :data:`READOUT_GID`, if it has any.
     """
 
     def __init__(self, title, params, make_figure, static=None, alt="", dpi=80, colors=128, readout=None):
@@ -168,6 +174,8 @@ class Explorer:
         self.fig.set_dpi(dpi)
         self.update(**self.defaults)
         self.fig.tight_layout()  # lay out once; frames then share the same axes positions
+        if self.readout is None and self.fig.findobj(lambda a: a.get_gid() == READOUT_GID):
+            self.readout = READOUT_GID  # the figure's own note is the readout
         self._background = None
         self._widget = None
         self.id = "ic-explorer-" + _slug(title)
@@ -181,7 +189,14 @@ class Explorer:
         return self.alt(**values) if callable(self.alt) else (self.alt or self.title)
 
     def _readout(self, values):
-        return "" if self.readout is None else str(self.readout(**(self.defaults | values)))
+        if callable(self.readout):
+            return str(self.readout(**(self.defaults | values)))
+        if self.readout is None:
+            return ""
+        self.update(**(self.defaults | values))  # moves the artists only; nothing is drawn
+        texts = [t.get_text() for t in self.fig.findobj(lambda a: a.get_gid() == READOUT_GID)]
+        lines = ("; ".join(" ".join(ln.split()) for ln in t.splitlines() if ln.strip()) for t in texts)
+        return " · ".join(x for x in lines if x)
 
     def _draw(self, values):
         """Update the figure to ``values`` and return its pixels (H x W x 4, uint8).

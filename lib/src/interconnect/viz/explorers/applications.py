@@ -8,7 +8,7 @@ from ... import applications as A
 from ... import devices, plots
 from ...memory import kv_cache_bytes
 from ...units import fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["decode_explorer"]
 
@@ -73,6 +73,7 @@ def decode_explorer(gpu="H100", pcie_links=("pcie4x16", "pcie5x16", "pcie6x16"),
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         ax.legend(loc="lower left", fontsize=8)
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(model, batch, context, pcie):
             c = curves(model, batch, context, pcie)
             nv.set_ydata(c["nv"] * 1e3)

@@ -15,7 +15,7 @@ from ... import collectives, links, netsim, plots
 from ..._validate import as_count
 from ...collectives.hierarchical import cluster_link_parameters
 from ...units import GiB, fmt_bandwidth, fmt_time, us
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["allreduce_explorer", "ring_allreduce_animation", "cost_text", "multinode_allreduce_explorer"]
 
@@ -164,6 +164,7 @@ def ring_allreduce_animation(p=5):
         cb = fig.colorbar(sm, ax=ax, fraction=0.035, pad=0.0, ticks=range(0, p + 1))
         cb.set_label("ranks summed into the chunk")
 
+        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(step):
             counts = states[step]
             for r in range(p):

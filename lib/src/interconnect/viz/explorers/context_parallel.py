@@ -16,7 +16,7 @@ from ...parallel import Layout
 from ...parallel.context import cp_min_tokens, cp_ring_step
 from ...parallel.machines import machine
 from ...units import fmt_bytes, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["ring_step_explorer", "PLACEMENTS"]
 
@@ -107,6 +107,8 @@ def ring_step_explorer(models=("llama3-70b", "llama3-405b"), cluster="dgx-h100",
         note = bx.text(0.02, 0.97, "", transform=bx.transAxes, ha="left", va="top", fontsize=9.5,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
 
+        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(model, where, c, direction):
             backward = direction == "backward"
             tc, tx = curves(model, where, backward)

@@ -8,7 +8,7 @@ import numpy as np
 from ... import plots
 from ...parallel import dp_step_time
 from ...units import fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["draw_dp_step", "dp_overlap_figure", "dp_explorer", "DP_TOKENS"]
 
@@ -143,6 +143,8 @@ def dp_explorer(models, machines, tokens=DP_TOKENS, dp=8, default_model="6.7B", 
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
         head = ax.set_title("", fontsize=10, fontweight="normal")
 
+        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(model, machine, tokens, overlap):
             curve.set_ydata([step(model, machine, t, overlap).efficiency for t in grid])
             st = step(model, machine, tokens, overlap)

@@ -7,7 +7,7 @@ import numpy as np
 from ... import devices, links, plots
 from ... import parallel as P
 from ...units import fmt_bandwidth, fmt_flops
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["roofline_explorer"]
 
@@ -70,6 +70,7 @@ def roofline_explorer(gpus=("V100", "A100", "H100"), default_gpu="H100", hidden=
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         ax.legend(loc="lower right", fontsize=8)
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(gpu, link_name, tp):
             g, lk, i, att = roof(gpu, link_name, tp)
             mem.set_ydata(P.attainable_flops(g.peak_flops, memory_intensity=x,

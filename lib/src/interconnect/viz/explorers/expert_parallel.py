@@ -7,7 +7,7 @@ import numpy as np
 from ... import plots
 from ...moe import simulate_dispatch
 from ...units import MiB, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["ep_dispatch_grid", "ep_explorer"]
 
@@ -81,6 +81,7 @@ def ep_explorer(tokens_per_gpu, n_experts, top_k, hidden, skews=(0.0, 0.5, 1.0, 
         note = ax.text(0.02, 0.97, "", transform=ax.transAxes, va="top", fontsize=9,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(skew, nodes):
             recv, t, (u, v) = grid[nodes, skew]
             for i, b in enumerate(bars):

@@ -7,7 +7,7 @@ import numpy as np
 from ... import operations as O
 from ... import plots
 from ...units import GB, fmt_si
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["loader_explorer"]
 
@@ -64,6 +64,7 @@ def loader_explorer(node=None, gpus=8):
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         ax.legend(loc="upper right", fontsize=8)
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(cpu_cores, storage_bandwidth, decode_rate, gpu_per_gpu):
             st = stages(cpu_cores, storage_bandwidth, decode_rate, gpu_per_gpu)
             r, b = O.pipeline_throughput(st)

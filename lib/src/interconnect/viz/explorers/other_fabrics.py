@@ -17,7 +17,7 @@ from ... import links, netsim, plots
 from ... import topology as T
 from ...catalog.fabrics import get_fabric
 from ...units import GB, GiB, KiB, MiB, fmt_bandwidth, fmt_bytes, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 #: How an AllReduce is run on an 8-device domain (:func:`interconnect.netsim.domain_allreduce_time`).
 ALGORITHMS = netsim.DOMAIN_ALLREDUCE
@@ -171,6 +171,7 @@ def fabric_allreduce_explorer(systems=None, sizes=CURVE_SIZES,
         note = ax.text(0.985, 0.04, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8.5,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(system, nbytes):
             sy = systems[system]
             lines = [f"{system}: AllReduce of {fmt_bytes(nbytes)}"]

@@ -7,7 +7,7 @@ import numpy as np
 from ... import devices, links, plots, trends
 from ...parallel import ceiling_fraction, dp_break_even_tokens
 from ...units import GB, per_direction
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["bytes_per_flop_explorer"]
 
@@ -76,6 +76,7 @@ def bytes_per_flop_explorer(gpu="H100", growth_rates=(1.1, 1.2, 1.3, 1.5, 1.7, 2
         note = ax2.text(0.97, 0.97, "", transform=ax2.transAxes, ha="right", va="top", fontsize=8.5,
                         bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(bw_growth, flops_growth):
             r = trends.project(yrs, bw_growth, flops_growth, gpu=gpu, p=p)
             bw_line.set_ydata(r["bandwidth"] / GB)

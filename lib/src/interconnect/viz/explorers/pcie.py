@@ -14,7 +14,7 @@ from ... import topology as T
 from ... import transfer as X
 from ...pcie_servers import eight_gpu_server, pcie_allreduce_times
 from ...units import GB, fmt_bandwidth, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["pcie_tree_explorer"]
 
@@ -81,6 +81,7 @@ def pcie_tree_explorer(generations=(1, 2, 3, 4, 5, 6), default_generation=3, gpu
         txt_r = [bx.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(4)]
         head = fig.suptitle(" ", fontsize=12, fontweight="bold")
 
+        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(gen, k, lanes):
             g = _machine(gen, k, lanes)
             alone = T.path_bandwidth(g, X.host_of(g, "gpu0"), "gpu0")

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from ... import pipeline, plots
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["pipeline_fill_explorer"]
 
@@ -51,6 +51,7 @@ def pipeline_fill_explorer(p=4, m=8, n_steps=16):
         now = ax.axvline(0, color=plots.PALETTE[7], lw=1.2)
         info = ax.text(0.005 * horizon, -0.9, "", fontsize=10.5, va="center")
 
+        info.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(kind, step):
             tasks, v, t = runs[kind], kinds[kind][1], clock[step]
             done = 0.0

@@ -14,7 +14,7 @@ from ... import plots
 from ... import topology as topo
 from ... import transfer as T
 from ...units import GB, GiB, KiB, fmt_bytes, fmt_si, fmt_time, ms
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["STEP_STYLE", "step_bars", "mechanism_explorer"]
 
@@ -140,6 +140,7 @@ def mechanism_explorer(routes=None, sizes=tuple(4 * KiB * 4 ** k for k in range(
             texts.append(axb.text(1.3e-6, m - 0.38, "", fontsize=8.5, va="bottom"))
         title = fig.suptitle(" ", fontsize=12, fontweight="bold")
 
+        title.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(route, nbytes):
             trs = transfers(route, float(nbytes))
             for m in range(3):

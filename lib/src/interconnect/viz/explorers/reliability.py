@@ -7,7 +7,7 @@ import numpy as np
 from ... import plots
 from ... import reliability as R
 from ...units import day, fmt_time, hour, minute
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["goodput_explorer"]
 
@@ -56,6 +56,7 @@ def goodput_explorer(gpu_mtbf=R.LLAMA3_GPU_MTBF, n_gpus=16_384, checkpoint=5 * m
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4, fontsize=8)
 
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(n_gpus, gpu_mtbf, checkpoint, restart):
             M = R.cluster_mtbf(gpu_mtbf, n_gpus)
             curve.set_ydata(R.goodput(taus, checkpoint, M, restart))

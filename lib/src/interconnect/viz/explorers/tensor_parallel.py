@@ -8,7 +8,7 @@ from matplotlib.patches import Circle, FancyBboxPatch
 from ... import plots
 from ...parallel import Layout, activation_bytes, collectives_per_layer, step_time
 from ...units import fmt_bytes, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["draw_tp_block", "tp_block_figure", "tp_layer_split", "tp_explorer"]
 
@@ -150,6 +150,8 @@ def tp_explorer(model, machines, tps=(1, 2, 4, 8), pp=8, default_link="NVLink 4"
         bx.legend(loc="lower left", fontsize=8.5)
         head = bx.set_title("", fontsize=10, fontweight="normal")
 
+        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(tp, link, microbatch):
             s, c, k = ex_step(tp, link, microbatch)
             frac = c / (c + k)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import collectives, links, plots
 from ...units import fmt_bandwidth, fmt_time, us
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["dp_scaling_explorer"]
 
@@ -74,6 +74,8 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
         head = bx.set_title("", fontsize=10, fontweight="normal")
 
+        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(compute, link, latency, p):
             comm = collectives.collective_time("allreduce", size, p_all, link.bandwidth, latency)
             curve.set_ydata(p_all * compute / (compute + comm))
