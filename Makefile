@@ -78,7 +78,7 @@ pdf: venv
 	PDF_REQUIRED=1 $(PY) -m pytest tests/test_pdf.py -q -p no:cacheprovider
 
 browser-test: venv
-	$(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider
+	$(PY) -m pytest tests/test_browser.py tests/test_built_html.py -q -p no:cacheprovider
 
 # The student edition, a handout: the book with every solution removed from the pages and
 # from the notebooks, the glued numbers written into the notebooks' text, an answer cell
