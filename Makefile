@@ -1,10 +1,12 @@
 # GPU Interconnects: two commands for a newcomer.
-#   make book   build the HTML book into _build/html, and the whole book as one PDF beside it
+#   make book   build the HTML book into _build/html, the whole book as one PDF beside it, and
+#               the chapters as live notebooks into _build/live
 #   make test   every check: lint, lib tests and doctests, strict nbval, book build with -W,
 #               the PDF, browser test, and the student edition
 #   make student  the student edition (no solutions) into _build/student_src/_build/html, and
 #               the handout _build/interconnect-student.zip
 #   make instructor  the answer key into _build/instructor (instructors only)
+#   make live   the chapters as notebooks with their numbers in the prose, for JupyterLab
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -16,7 +18,7 @@ JB := $(VENV)/bin/jupyter-book
 # checked (every target here); a reader's live notebook skips them (interconnect.widgets).
 export INTERCONNECT_STATIC_FRAMES := 1
 
-.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor bench execute lock clean
+.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor bench execute live lock clean
 
 venv: $(STAMP)
 
@@ -42,8 +44,10 @@ $(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
 book: venv
 	$(JB) build . --builder html
 	$(PY) tools/build_pdf.py
+	$(PY) tools/live_edition.py _build/live
 	@echo ""
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
+	@echo "The chapters as live notebooks: .venv/bin/jupyter lab _build/live/book/"
 
 # ruff over the library, tests, tools, benchmarks and the chapters' code cells, and the
 # import-layers contract (both configured in lib/pyproject.toml)
@@ -52,7 +56,7 @@ lint: venv
 	$(VENV)/bin/lint-imports --config lib/pyproject.toml
 
 lib-tests: venv
-	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py -q -p no:cacheprovider
+	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_built_html.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py -q -p no:cacheprovider
 	@# every Examples section in the library's docstrings is a doctest
 	$(PY) -m pytest --doctest-modules lib/src/interconnect -q -p no:cacheprovider
 
@@ -111,6 +115,12 @@ test: lint lib-tests nbval build-strict pdf browser-test student
 bench: venv
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/simgrid_compare.py
+
+# The chapters as notebooks to read and run in JupyterLab: glued numbers written into the
+# prose, MyST roles and exercise fences as plain Markdown (tools/live_edition.py)
+live: venv
+	$(PY) tools/live_edition.py _build/live
+	@echo "Open them with: .venv/bin/jupyter lab _build/live/book/"
 
 # Re-execute every notebook in place (after changing lib or a chapter), so the
 # committed outputs are what strict nbval compares against.

@@ -151,6 +151,10 @@ def test_static_explorers_respond(browser, server, rel):
             sliders = ex.query_selector_all("input[type=range], select[data-param]")
             assert img and sliders, f"{rel}: explorer without image or controls"
             readout = ex.query_selector(".ic-explorer-readout")
+            # the page's script ran: the hint a notebook without scripts shows is replaced
+            hint = ex.query_selector(".ic-explorer-hint")
+            assert hint and hint.text_content() == "(interactive: move the sliders)", \
+                f"{rel}: explorer script did not run"
             for slider in sliders:
                 before = img.get_attribute("src")
                 text_before = readout.text_content() if readout else None

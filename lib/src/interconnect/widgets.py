@@ -318,8 +318,9 @@ class Explorer:
             shown = f'<p class="ic-explorer-readout" aria-live="polite">{html.escape(readout)}</p>\n'
 
         payload = json.dumps(data).replace("</", "<\\/")
+        hint = '<em class="ic-explorer-hint">(run this cell for live sliders)</em>'  # the script rewrites it
         return f"""<div class="ic-explorer" id="{self.id}">
-<div class="ic-explorer-title"><strong>{html.escape(self.title)}</strong> <em>(interactive: move the sliders)</em></div>
+<div class="ic-explorer-title"><strong>{html.escape(self.title)}</strong> {hint}</div>
 <div class="ic-explorer-controls">{''.join(rows)}</div>
 <img class="ic-explorer-frame" src="{src}" alt="{html.escape(alt)}" style="max-width:100%;height:auto">
 {shown}{note}
@@ -329,6 +330,8 @@ class Explorer:
   var root = document.getElementById("{self.id}");
   if (!root || root.dataset.ready) return;
   root.dataset.ready = "1";
+  var hint = root.querySelector(".ic-explorer-hint");
+  if (hint) hint.textContent = "(interactive: move the sliders)";
   var data = JSON.parse(root.querySelector(".ic-explorer-data").textContent);
   var inputs = root.querySelectorAll("input[type=range], select[data-param]");
   var img = root.querySelector("img.ic-explorer-frame");
