@@ -346,3 +346,47 @@ def test_phone_width_layout(browser, server, rel):
         assert not problems, f"{rel}: " + "; ".join(problems)
     finally:
         ctx.close()
+
+
+# Every figure's smallest text, as the reader sees it at the default zoom of a desktop page:
+# the PNG records its smallest text in px at its own resolution (interconnect.plots.MIN_FONT_KEY
+# in the file, data-min-font-px on an explorer frame); the page shows the PNG at some width,
+# which scales it. 9 px is the smallest text the book allows (issue 16).
+MIN_FIGURE_TEXT_PX = 9.0
+
+
+def _png_min_font(path):
+    from PIL import Image
+
+    from interconnect.plots import MIN_FONT_KEY
+
+    with Image.open(path) as im:
+        value = im.info.get(MIN_FONT_KEY)
+    return float(value) if value else None
+
+
+@pytest.mark.parametrize("rel", [p for p in pages() if p.startswith("book/")])
+def test_figure_text_is_legible(browser, server, rel):
+    ctx, page, _ = _open(browser, server, rel)
+    try:
+        imgs = page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article img'))
+            .filter(i => i.offsetParent !== null && i.naturalWidth > 0)
+            .map(i => ({src: i.getAttribute('src'), shown: i.getBoundingClientRect().width,
+                        natural: i.naturalWidth, font: i.dataset.minFontPx || null}))""")
+        small, measured = [], 0
+        for img in imgs:
+            font = float(img["font"]) if img["font"] else None
+            if font is None and not img["src"].startswith("data:"):
+                path = (HTML / rel).parent / img["src"].split("?")[0]
+                font = _png_min_font(path) if path.suffix == ".png" and path.exists() else None
+            if font is None:
+                continue
+            measured += 1
+            seen = font * min(1.0, img["shown"] / img["natural"])
+            if seen < MIN_FIGURE_TEXT_PX:
+                small.append(f"{img['src'][:60]}: {seen:.1f} px ({img['natural']} px shown at {img['shown']:.0f})")
+        assert not small, f"{rel}: figure text under {MIN_FIGURE_TEXT_PX} px at the default zoom: " + "; ".join(small)
+        if rel.startswith(("book/why/", "book/stack/")):
+            assert measured, f"{rel}: no figure carries its smallest text size (re-execute the notebook)"
+    finally:
+        ctx.close()

@@ -28,7 +28,49 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)), "-")
 
 __all__ = ["PALETTE", "LINESTYLES", "use_style", "new_figure", "png_bytes", "png_data_uri",
-           "bytes_axis", "time_axis", "annotate_point"]
+           "bytes_axis", "time_axis", "annotate_point", "min_font_px", "MIN_FONT_KEY"]
+
+#: PNG text chunk in which a notebook figure records the pixel height of its smallest text
+#: (at the PNG's own resolution); the browser test scales it to the width the page shows.
+MIN_FONT_KEY = "ic-min-font-px"
+
+
+def min_font_px(fig, dpi=None):
+    """Size of the smallest visible text of ``fig`` in pixels at ``dpi`` (default: the figure's).
+
+    ``points x dpi / 72`` over every visible, non-empty text artist (titles, labels, tick
+    labels, legends, annotations). A page that shows the PNG narrower than its natural width
+    shrinks this in proportion; the book asks for at least 9 px as the reader sees it.
+    """
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes) * (dpi or fig.dpi) / 72.0 if sizes else float("inf")
+
+
+def _png_formatter(fig):
+    """IPython's PNG of a figure (as matplotlib-inline makes it), with :data:`MIN_FONT_KEY` recorded."""
+    buf = io.BytesIO()
+    fig.canvas.draw()  # tick labels exist only after a draw
+    meta = {"Software": None, MIN_FONT_KEY: f"{min_font_px(fig):.2f}"}
+    fig.savefig(buf, format="png", bbox_inches="tight", facecolor=fig.get_facecolor(), metadata=meta)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _register_png_formatter():
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is installed with the book's requirements
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    from matplotlib.figure import Figure
+
+    # pyplot loads its backend lazily, and matplotlib-inline registers its own PNG formatter
+    # when it loads: load it first, so that this one is registered last and stays.
+    getattr(plt, "_get_backend_mod", lambda: None)()
+    ip.display_formatter.formatters["image/png"].for_type(Figure, _png_formatter)
 
 
 def use_style():
@@ -56,6 +98,7 @@ def use_style():
         "svg.hashsalt": "interconnect",
         "figure.max_open_warning": 0,
     })
+    _register_png_formatter()
 
 
 def new_figure(title, xlabel, ylabel, figsize=None, ncols=1, sharey=False):

@@ -44,6 +44,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from .plots import min_font_px
+
 __all__ = ["Param", "Explorer", "READOUT_GID"]
 
 _MAX_FRAMES = 64
@@ -319,10 +321,13 @@ class Explorer:
 
         payload = json.dumps(data).replace("</", "<\\/")
         hint = '<em class="ic-explorer-hint">(run this cell for live sliders)</em>'  # the script rewrites it
+        # the smallest text of the frame, in px at the PNG's resolution (the browser test scales it)
+        img_attrs = f'style="max-width:100%;height:auto" data-min-font-px="{min_font_px(self.fig, self.dpi):.2f}"'
+
         return f"""<div class="ic-explorer" id="{self.id}">
 <div class="ic-explorer-title"><strong>{html.escape(self.title)}</strong> {hint}</div>
 <div class="ic-explorer-controls">{''.join(rows)}</div>
-<img class="ic-explorer-frame" src="{src}" alt="{html.escape(alt)}" style="max-width:100%;height:auto">
+<img class="ic-explorer-frame" src="{src}" alt="{html.escape(alt)}" {img_attrs}>
 {shown}{note}
 <script type="application/json" class="ic-explorer-data">{payload}</script>
 <script>
