@@ -184,12 +184,20 @@ def test_pcie_allreduce_times_ring_in_pcie_order_meets_the_closed_form():
 
 def test_pcie_tree_explorer_shows_the_models_numbers():
     ex = pcie.pcie_tree_explorer()
-    texts = _texts(ex.update(gen=3, k=4, lanes=16))
+    ex.update(gen=3, k=4, lanes=16)
+    texts = [t.get_text() for ax in ex.fig.axes for t in ax.texts]
     assert texts[0] == f"{PCIE3_X16 / GB:.3g} GB/s" == "15.8 GB/s"
     assert texts[1] == f"{PCIE3_X16 / 4 / GB:.3g} GB/s" == "3.94 GB/s"
     t = pcie_allreduce_times(eight_gpu_server(4), 2e9)
     assert texts[2:6] == [fmt_time(v) for v in t.values()]
-    assert texts[6] == "8 GPUs, PCIe 3.0 x16 per GPU, x16 uplinks, 4 GPU(s) per switch"
+    assert ex.fig._suptitle.get_text() == "8 GPUs, PCIe 3.0 x16 per GPU, x16 uplinks, 4 GPU(s) per switch"
+    # linear axes rescaled to the frame, so the bars' ratio is the numbers' ratio
+    ax = ex.fig.axes[0]
+    assert ax.get_yscale() == "linear" and ax.get_ylim()[1] == pytest.approx(1.2 * PCIE3_X16 / GB)
+    # the readout says the same numbers as text
+    text = ex._readout({"gen": 3, "k": 4, "lanes": 16})
+    assert "15.8 GB/s" in text and "3.94 GB/s" in text and "4.0x less" in text
+    assert all(fmt_time(v) in text for v in t.values())
 
 
 # -- Appendix: specification tables -------------------------------------------------------

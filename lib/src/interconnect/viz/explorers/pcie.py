@@ -14,7 +14,7 @@ from ... import topology as T
 from ... import transfer as X
 from ...pcie_servers import eight_gpu_server, pcie_allreduce_times
 from ...units import GB, fmt_bandwidth, fmt_time
-from ...widgets import READOUT_GID, Explorer, Param
+from ...widgets import Explorer, Param
 
 __all__ = ["pcie_tree_explorer"]
 
@@ -58,47 +58,55 @@ def pcie_tree_explorer(generations=(1, 2, 3, 4, 5, 6), default_generation=3, gpu
     """
     labels_l = ["one GPU\nalone", "all 8 GPUs\nat once"]
     labels_r = ["closed\nform", "ring,\nPCIe order", "ring,\ninterleaved", "Raben-\nseifner"]
-    lo_bw, lo_t = 0.1, 1e-3
+
+    def values(gen, k, lanes):
+        g = _machine(gen, k, lanes)
+        alone = T.path_bandwidth(g, X.host_of(g, "gpu0"), "gpu0")
+        return [alone, X.concurrent_host_reads(g)], list(pcie_allreduce_times(g, nbytes).values())
 
     def make_figure():
+        # Linear axes, rescaled to each frame: the point of a frame is the ratio of its bars
+        # (eight GPUs sharing an uplink get a quarter of one alone), which a log axis hides.
         fig, (ax, bx) = plots.new_figure("8 GPUs on a PCIe tree",
                                          ["", ""], ["bandwidth per GPU, per direction (GB/s)",
-                                                    f"AllReduce of {nbytes / 1e9:g} GB (s)"],
+                                                    f"AllReduce of {nbytes / 1e9:g} GB"],
                                          ncols=2, figsize=(10, 4.2))
-        bars_l = ax.bar(range(2), [1, 1], bottom=lo_bw, color=[plots.PALETTE[0], plots.PALETTE[3]], width=0.6)
-        bars_r = bx.bar(range(4), [1, 1, 1, 1], bottom=lo_t, width=0.6,
+        bars_l = ax.bar(range(2), [1, 1], color=[plots.PALETTE[0], plots.PALETTE[3]], width=0.6)
+        bars_r = bx.bar(range(4), [1, 1, 1, 1], width=0.6,
                         color=["#999999", plots.PALETTE[0], plots.PALETTE[1], plots.PALETTE[2]])
-        ax.set_yscale("log")
-        ax.set_ylim(lo_bw, 400)
-        bx.set_yscale("log")
-        bx.set_ylim(lo_t, 30)
-        bx.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: fmt_time(v)))
+        bx.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: fmt_time(v) if v > 0 else "0"))
         ax.set_xticks(range(2), labels_l)
         bx.set_xticks(range(4), labels_r)
         ax.set_xlim(-0.6, 1.6)
         bx.set_xlim(-0.6, 3.6)
-        txt_l = [ax.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(2)]
-        txt_r = [bx.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(4)]
+        txt_l = [ax.text(i, 1, "", ha="center", va="bottom", fontsize=10) for i in range(2)]
+        txt_r = [bx.text(i, 1, "", ha="center", va="bottom", fontsize=10) for i in range(4)]
         head = fig.suptitle(" ", fontsize=12, fontweight="bold")
 
-        head.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(gen, k, lanes):
-            g = _machine(gen, k, lanes)
-            alone = T.path_bandwidth(g, X.host_of(g, "gpu0"), "gpu0")
-            vals_l = [alone / GB, X.concurrent_host_reads(g) / GB]
-            vals_r = list(pcie_allreduce_times(g, nbytes).values())
+            vals_l, vals_r = values(gen, k, lanes)
             for b, tx, v in zip(bars_l, txt_l, vals_l):
-                b.set_height(v - lo_bw)
-                tx.set_position((tx.get_position()[0], v))
-                tx.set_text(f"{v:.3g} GB/s")
+                b.set_height(v / GB)
+                tx.set_position((tx.get_position()[0], v / GB))
+                tx.set_text(f"{v / GB:.3g} GB/s")
             for b, tx, v in zip(bars_r, txt_r, vals_r):
-                b.set_height(v - lo_t)
+                b.set_height(v)
                 tx.set_position((tx.get_position()[0], v))
                 tx.set_text(fmt_time(v))
+            ax.set_ylim(0, 1.2 * max(vals_l) / GB)
+            bx.set_ylim(0, 1.2 * max(vals_r))
             head.set_text(f"8 GPUs, PCIe {gen}.0 x{lanes} per GPU, x16 uplinks, {k} GPU(s) per switch")
-            return [*bars_l, *bars_r, *txt_l, *txt_r, head]
+            # no list of changed artists: the axes rescale, so every frame is drawn whole
 
         return fig, update
+
+    def readout(gen, k, lanes):
+        (alone, shared), times = values(gen, k, lanes)
+        t = ", ".join(f"{name} {fmt_time(v)}" for name, v in zip(("closed form", "ring in PCIe order",
+                                                                   "interleaved ring", "Rabenseifner"), times))
+        return (f"PCIe {gen}.0 x{lanes}, {k} GPU(s) per switch: one GPU alone reads {fmt_bandwidth(alone)} from "
+                f"the host, {fmt_bandwidth(shared)} each when all 8 read at once ({alone / shared:.1f}x less); "
+                f"AllReduce of {nbytes / 1e9:g} GB: {t}.")
 
     def alt(gen, k, lanes):
         g = _machine(gen, k, lanes)
@@ -113,4 +121,4 @@ def pcie_tree_explorer(generations=(1, 2, 3, 4, 5, 6), default_generation=3, gpu
         [Param("gen", "PCIe generation", tuple(generations), default_generation, lambda v: f"PCIe {v}.0"),
          Param("k", "GPUs per switch", tuple(gpus_per_switch), default_gpus_per_switch, str),
          Param("lanes", "lanes per GPU", tuple(lanes), default_lanes, lambda v: f"x{v}")],
-        make_figure, static=["gen", "k"], alt=alt)
+        make_figure, static=["gen", "k"], alt=alt, readout=readout)
