@@ -83,6 +83,34 @@ def test_tuning_estimate_alone_fails_at_medium_sizes():
         assert err_tune > 0.15 and abs(err) < 0.05, (name, err_tune, err)
 
 
+# The whole published 8 x H200 sweep the catalog's H200 points come from: nccl-tests
+# all_reduce_perf busbw (GB/s), NCCL 2.30.7, one node (Bekman, Machine Learning Engineering Open
+# Book, network/benchmarks/README.md, "How the calls are timed", nccl-tests column).
+H200_SWEEP = {32 * KiB: 3.20, 64 * KiB: 6.26, 128 * KiB: 12.40, 256 * KiB: 24.63, 512 * KiB: 48.30,
+              1 * MiB: 72.45, 2 * MiB: 91.48, 4 * MiB: 139.97, 8 * MiB: 182.03, 16 * MiB: 242.45,
+              32 * MiB: 298.44, 64 * MiB: 369.82, 128 * MiB: 411.21, 256 * MiB: 442.27, 512 * MiB: 455.82,
+              1 * GiB: 464.00, 2 * GiB: 468.31, 4 * GiB: 473.10, 8 * GiB: 475.16, 16 * GiB: 480.70}
+
+
+def test_whole_h200_sweep(capsys):
+    # the catalog holds 8 of the 20 rows; all 20 are within 10 % except 2 MiB, where each NVLS
+    # channel runs a single loop and two whole loops of fill overstate a pipeline that also
+    # overlaps inside the loop (-17 %); NCCL's estimate alone misses 11 of the 20 by more than 10 %
+    for name, size in SWEEP_SMALL:
+        assert get(name).value == pytest.approx(H200_SWEEP[size] * 1e9)
+    errs, tune_errs = {}, {}
+    for size, meas in H200_SWEEP.items():
+        errs[size] = N.nccl_busbw("allreduce", size, 8, machine="dgx-h200") / (meas * 1e9) - 1
+        tune_errs[size] = N.nccl_busbw("allreduce", size, 8, machine="dgx-h200", model="tuning") / (meas * 1e9) - 1
+    with capsys.disabled():
+        print("\n8 x H200 sweep: size MiB, tuning error, achieved error")
+        for size in H200_SWEEP:
+            print(f"  {size / MiB:9.4g} {tune_errs[size]:+7.1%} {errs[size]:+7.1%}")
+    assert all(abs(e) <= 0.10 for size, e in errs.items() if size != 2 * MiB), errs
+    assert -0.20 < errs[2 * MiB] < -0.10
+    assert sum(abs(e) > 0.10 for e in tune_errs.values()) >= 10
+
+
 def test_small_message_channels_and_latency():
     # ring/LL on 8 GPUs: a channel needs 512 threads x 8 B x 8 ranks = 32 KiB, so a 32 KiB
     # AllReduce runs on one channel of 0.5 x 30 GB/s bus; time = 15 us + 32 KiB x 1.75 / 15 GB/s
