@@ -310,3 +310,16 @@ def test_validation_table_is_the_tests_points():
         assert c.tuning_error == pytest.approx(c.tuning / get(c.name).value - 1)
     assert max(abs(c.tuning_error) for c in checks) > 0.35  # the old estimate: +40 % at 16 MiB
     assert [c.machine for c in N.nccl_validation("dgx-h100")] == ["dgx-h100"] * 2
+
+
+def test_cache_keeps_machines_with_their_own_graphs_apart():
+    # NcclMachine's equality leaves ``graphs`` out: a machine equal to a preset but with its own
+    # graphs must not get the preset's cached search
+    preset = N.MACHINES["dgx-h100"]
+    N.nccl_table("allreduce", 8, machine=preset)  # fill the cache
+    own = N.NcclMachine("dgx-h100", "hopper", nvlinks=18, nic_bw=50e9, cpu="intel",
+                        graphs={"ring": N.NcclGraph(4, 10e9, 10e9), "tree": N.NcclGraph(4, 10e9, 10e9)})
+    assert own == preset
+    assert N.nccl_graphs(own)["ring"].n_channels == 4
+    assert N.nccl_table("allreduce", 8, machine=own)["ring", "Simple"][1] == pytest.approx(40e9 * 8 / 14)
+    assert N.nccl_table("allreduce", 8, machine=preset)["ring", "Simple"][1] == pytest.approx(360e9 * 8 / 14)

@@ -66,6 +66,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -94,6 +95,7 @@ from .nccl_graphs import (
     NCCL_PROTOCOLS,
     NcclGraph,
     NcclMachine,
+    _graphs,
     _log2i,
     _machine,
     _shape,
@@ -109,8 +111,20 @@ __all__ = [
 # --- ncclTopoTuneModel -------------------------------------------------------------------
 def _tune(m, op, nranks, nnodes):
     """``ncclTopoTuneModel`` for one function: {(a, p): (latency us, algBw GB/s)}, enabled entries."""
-    _, _, ppn_int = _shape(m, nranks, nnodes)
-    g = nccl_graphs(m, nranks, nnodes)
+    _shape(m, nranks, nnodes)
+    if m.graphs is not None:
+        return _tune_uncached(m, op, nranks, nnodes)
+    return dict(_tune_cached(m, op, nranks, nnodes))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tune_cached(m, op, nranks, nnodes):
+    return _tune_uncached(m, op, nranks, nnodes)
+
+
+def _tune_uncached(m, op, nranks, nnodes):
+    ppn_int = nranks // nnodes
+    g = _graphs(m, nranks, nnodes)
     graphs = {_TREE: g["tree"], _RING: g["ring"], _CD: g["nvls"], _CC: g["ring"], _NVLS: g["nvls"],
               _NVLS_TREE: g["nvls"], _PAT: g["ring"]}
     C = CONSTANTS
@@ -276,7 +290,7 @@ def _time_us(m, raw, op, a, p, nbytes, nranks, nnodes, bw=None):
     if a == _NVLS_TREE and op == "allreduce" and 0 <= log_size < 24 and m.arch == "blackwell" and m.cpu != "arm":
         bw *= CONSTANTS["tree_correction"][p][log_size]
     if a == _RING and p == _SIMPLE and nnodes > 1 and op == "allreduce":
-        n_channels = nccl_graphs(m, nranks, nnodes)["ring"].n_channels
+        n_channels = _graphs(m, nranks, nnodes)["ring"].n_channels
         if nbytes / (n_channels * nranks) >= 64:
             lat *= 1.4 if _ARCHES.index(m.arch) >= 1 else 1.9  # plateau effect of ring
     return lat + nbytes / (1000 * bw)
@@ -309,7 +323,7 @@ def _achieved_us(m, raw, op, a, p, nbytes, nranks, nnodes):
     See :func:`nccl_predict` for the model; ``chunk`` and ``loops`` are 0 where it is not pipelined.
     """
     C = CONSTANTS
-    g = nccl_graphs(m, nranks, nnodes)
+    g = _graphs(m, nranks, nnodes)
     lat, bw = raw[a, p]
     if a == _NVLS and op == "allreduce" and nnodes == 1:
         # topoGetAlgoInfo: nc = nvlsChannels; calcCollChunking per channel; the kernel's three
@@ -487,7 +501,7 @@ def nccl_predict(op, nbytes, nranks, nnodes=1, machine="dgx-h100", algorithm=Non
     t_ach, launched, chunk, loops = _achieved_us(m, raw, op, a, p, nbytes, nranks, nnodes)
     t = (t_ach if model == "achieved" else t_tune) * _US
     algbw = nbytes / t
-    graphs = nccl_graphs(m, nranks, nnodes)
+    graphs = _graphs(m, nranks, nnodes)
     lat, bw = raw[a, p]
     return NcclPrediction(NCCL_ALGORITHMS[a], NCCL_PROTOCOLS[p], t, algbw, algbw * _BUS[op](nranks), lat * _US,
                           bw * _GB, graphs[_GRAPH.get(a, "nvls")].n_channels, t_tune * _US, launched, chunk, loops)

@@ -9,6 +9,7 @@ See :mod:`interconnect.collectives.nccl` for what is ported and what is not.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -342,6 +343,20 @@ def nccl_graphs(machine="dgx-h100", nranks=8, nnodes=1):
     nranks, nnodes, ppn = _shape(m, nranks, nnodes)
     if m.graphs is not None:
         return {k: m.graphs.get(k, NcclGraph(0, 0.0, 0.0)) for k in ("ring", "tree", "nvls")}
+    return dict(_search_graphs(m, ppn, nnodes))
+
+
+def _graphs(m, nranks, nnodes):
+    """:func:`nccl_graphs` for a machine and a shape already checked (read-only, possibly shared)."""
+    if m.graphs is not None:
+        return {k: m.graphs.get(k, NcclGraph(0, 0.0, 0.0)) for k in ("ring", "tree", "nvls")}
+    return _search_graphs(m, nranks // nnodes, nnodes)
+
+
+@functools.lru_cache(maxsize=512)
+def _search_graphs(m, ppn, nnodes):
+    # cached per machine and shape (machines without their own graphs only: NcclMachine's
+    # hash and equality leave ``graphs`` out)
     ring, tree = _intra_graphs(m, ppn) if nnodes == 1 else _inter_graphs(m)
     return {"ring": ring, "tree": tree, "nvls": _nvls_graph(m, ppn, nnodes)}
 
