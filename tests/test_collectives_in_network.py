@@ -57,9 +57,14 @@ def test_gain_is_the_ratio_of_times(p, logn):
     net, host = C.in_network_achieved("allreduce", 2.0**logn, p)
     assert host.algorithm in ("ring", "tree")
     assert C.in_network_gain("allreduce", 2.0**logn, p) == pytest.approx(host.time / net.time)
-    # NCCL's own choice is the faster of the two
+    # NCCL ranks by its own estimate, so what its choice achieves is never faster than the
+    # faster of the two, and equals it wherever the estimate ranks them as they run
     best = min(net.time, host.time)
-    assert C.nccl_time("allreduce", 2.0**logn, p) == pytest.approx(best)
+    chosen = C.nccl_predict("allreduce", 2.0**logn, p)
+    assert chosen.time >= best * (1 - 1e-12)
+    if chosen.algorithm == min((net, host), key=lambda x: x.tuning_time).algorithm == min(
+            (net, host), key=lambda x: x.time).algorithm:
+        assert chosen.time == pytest.approx(best)
 
 
 def test_errors():

@@ -16,8 +16,9 @@
   (:func:`multi_ring_time`) and NCCL's double binary tree (:func:`double_binary_tree_time`),
   each with a transfer plan (in :mod:`~interconnect.collectives.plans`) the flow simulator checks.
 * :mod:`~interconnect.collectives.nccl`: NCCL's own tuning model (``src/graph/tuning.cc``)
-  ported: per algorithm and protocol the latency, the achieved bandwidth and the channels,
-  NCCL's choice by size, :func:`nccl_time` and :func:`nccl_busbw`.
+  ported: per algorithm and protocol the latency, the bandwidth and the channels, NCCL's
+  choice by size, and (:func:`nccl_time`, :func:`nccl_busbw`) the time that choice achieves
+  with the channels and the pipeline NCCL launches (``src/enqueue.cc``).
 
 Deprecated spellings, accepted silently for one release: alltoall ``"direct"`` is
 ``"pairwise"`` in the cost model and ``"all_at_once"`` in the simulator; broadcast

@@ -9,6 +9,7 @@ See :mod:`interconnect.collectives.nccl` for what is ported and what is not.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -85,6 +86,22 @@ CONSTANTS = {
     # src/init.cc: ring graph maxChannels = MAXCHANNELS / 2; device.h: NCCL_MAX_NVLS_ARITY
     "max_ring_channels": 32,
     "max_nvls_arity": 32,
+    # --- what NCCL launches (the achieved-time model of interconnect.collectives.nccl) ---
+    # src/include/comm.h: NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD (bytes per thread; ring LL
+    # x nRanks, tuning.cc), in NCCL_PROTOCOLS order
+    "thread_threshold": (8, 8, 64),
+    # src/include/device.h: NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS, NCCL_SIMPLE_MAX_NTHREADS
+    # (ring Simple drops to 256 when the ring is no faster than PCI_BW = 12 GB/s, tuning.cc)
+    "max_threads": (512, 640, 512),
+    "pci_bw": 12.0,
+    # src/transport/nvls.cc: NVLS_NCHANNELS_SM90 / _SM100_NVL (one node) / _SM100 (nodes),
+    # NCCL_NVLS_CHUNKSIZE default
+    "nvls_channels": {"hopper": (16, 16), "blackwell": (24, 32)},
+    "nvls_chunk": 128 * 1024,
+    # src/device/all_reduce.h, RunWorkColl<AllReduce, NVLS, SIMPLE> on one node: three warp
+    # groups (scatter into the NVLS buffer, multimem reduce + multicast, gather out of it)
+    # pass each loop of nHeads chunks down a pipeline of three stages
+    "nvls_stages": 3,
 }
 
 _TREE, _RING, _CD, _CC, _NVLS, _NVLS_TREE, _PAT = range(7)
@@ -326,6 +343,20 @@ def nccl_graphs(machine="dgx-h100", nranks=8, nnodes=1):
     nranks, nnodes, ppn = _shape(m, nranks, nnodes)
     if m.graphs is not None:
         return {k: m.graphs.get(k, NcclGraph(0, 0.0, 0.0)) for k in ("ring", "tree", "nvls")}
+    return dict(_search_graphs(m, ppn, nnodes))
+
+
+def _graphs(m, nranks, nnodes):
+    """:func:`nccl_graphs` for a machine and a shape already checked (read-only, possibly shared)."""
+    if m.graphs is not None:
+        return {k: m.graphs.get(k, NcclGraph(0, 0.0, 0.0)) for k in ("ring", "tree", "nvls")}
+    return _search_graphs(m, nranks // nnodes, nnodes)
+
+
+@functools.lru_cache(maxsize=512)
+def _search_graphs(m, ppn, nnodes):
+    # cached per machine and shape (machines without their own graphs only: NcclMachine's
+    # hash and equality leave ``graphs`` out)
     ring, tree = _intra_graphs(m, ppn) if nnodes == 1 else _inter_graphs(m)
     return {"ring": ring, "tree": tree, "nvls": _nvls_graph(m, ppn, nnodes)}
 
