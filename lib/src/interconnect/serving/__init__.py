@@ -36,7 +36,7 @@ The one-request decode model of the chapter "Applications"
 """
 
 from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_crossover, allreduce_small
-from .batching import ServingPoint, continuous_batching, sustainable_rate
+from .batching import ADMISSIONS, ServingPoint, continuous_batching, sustainable_rate
 from .disagg import (
     KV_PATHS,
     DisaggVerdict,
@@ -50,7 +50,7 @@ from .disagg import (
     kv_transfer_time,
     prefill_goodput,
 )
-from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
+from .kv import KV_READS, KVCapacity, kv_bytes_per_token, kv_capacity, kv_read_factor, kv_shards
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
 from .published import PublishedServing
@@ -64,4 +64,4 @@ __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "all
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
            "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
-           "validation_summary"]
+           "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor"]
