@@ -52,6 +52,7 @@ from .disagg import (
     prefill_goodput,
 )
 from .kv import KV_READS, KVCapacity, kv_bytes_per_token, kv_capacity, kv_read_factor, kv_shards
+from .machines import H100_PCIE, pcie_h100
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
 from .published import PublishedServing
@@ -65,4 +66,5 @@ __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "all
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
            "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
-           "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline"]
+           "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline", "pcie_h100",
+           "H100_PCIE"]
