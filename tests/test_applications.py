@@ -30,6 +30,18 @@ def test_decode_comm_is_2l_ring_allreduces():
     assert d.tokens_per_second == pytest.approx(4 / d.total)
 
 
+def test_decode_is_the_serving_roofline_per_kind_of_kernel():
+    # compute-bound GEMMs do not hide the KV read: max(weights, compute) + kv + comm, the
+    # serving models' step (serving.decode_roofline), not max(weights + kv, compute)
+    from interconnect.serving import decode_roofline
+
+    d = A.decode_step(70e9, 80, 8192, 8, NV4_BW, NV4_LAT, HBM, batch=512, kv_bytes=200e9, peak_flops=700e12)
+    assert d.compute > d.weights
+    assert d.total == pytest.approx(d.compute + d.kv + d.comm)
+    assert d.total == pytest.approx(decode_roofline(d.weights, d.kv, d.compute) + d.comm)
+    assert d.total > max(d.weights + d.kv, d.compute) + d.comm
+
+
 def test_decode_kv_is_split_over_tp():
     d1 = A.decode_step(70e9, 80, 8192, 4, NV4_BW, NV4_LAT, HBM, kv_bytes=40e9)
     assert d1.kv == pytest.approx(40e9 / 4 / HBM)

@@ -269,3 +269,25 @@ def test_sustainable_rate_bounds_the_model():
     cap = serving.sustainable_rate(L70, "dgx-h100", 8, 1024, 32768)
     s = serving.continuous_batching(L70, "dgx-h100", 8, 0.99 * cap, 1024, 32768)
     assert s.kv_tokens <= s.kv_capacity and s.kv_tokens > 0.9 * s.kv_capacity
+
+
+def test_reserving_the_whole_request_caps_the_batch_at_capacity_over_its_length():
+    # TensorRT-LLM's GUARANTEED_NO_EVICT: each running sequence holds prompt + output tokens of blocks
+    prompt, output = 1024, 32768
+    cap = serving.kv_capacity(L70, "H100", tp=8).tokens
+    top = serving.sustainable_rate(L70, "dgx-h100", 8, prompt, output, admission="reserve")
+    s = serving.continuous_batching(L70, "dgx-h100", 8, 0.99 * top, prompt, output, admission="reserve")
+    assert s.batch <= cap / (prompt + output) and s.batch > 0.9 * cap / (prompt + output)
+    assert top < serving.sustainable_rate(L70, "dgx-h100", 8, prompt, output)
+    with pytest.raises(ValueError, match=r"admission='evict' is unknown; allowed: on-demand, reserve"):
+        serving.sustainable_rate(L70, "dgx-h100", 8, prompt, output, admission="evict")
+
+
+@pytest.mark.parametrize("name", ["llama2-7b", "llama2-70b", "llama3-70b", "mixtral-8x7b"])
+def test_kv_read_factor_is_query_heads_per_kv_head(name):
+    m = models.get(name)
+    assert serving.kv_read_factor(m) == 1.0
+    assert serving.kv_read_factor(m, "per-query-head") == m.heads / m.n_kv_heads
+    assert serving.kv_read_factor(DSV3, "per-query-head") == 1.0      # MLA: one latent vector, no heads to repeat
+    with pytest.raises(ValueError, match=r"kv_reads='per-token' is unknown; allowed: per-kv-head, per-query-head"):
+        serving.kv_read_factor(m, "per-token")

@@ -43,11 +43,24 @@ def test_blitting_matches_a_full_redraw(name):
     assert np.array_equal(blitted, direct)
 
 
-def test_pcie_machine_is_the_dgx_with_pcie_links():
-    pc, dgx = xs.pcie_h100(), machine("dgx-h100")
+def test_pcie_machine_is_eight_h100_pcie_cards_on_pcie5():
+    from interconnect.devices import get_gpu
+
+    pc, dgx = S.pcie_h100(), machine("dgx-h100")
+    assert xs.pcie_h100 is S.pcie_h100                     # the explorer uses the library's preset
     assert pc.intra_bandwidth == pytest.approx(64e9 * 128 / 130, rel=1e-6)   # PCIe 5.0 x16: 32 GT/s x 16, 128b/130b
-    assert pc.memory_bandwidth == dgx.memory_bandwidth and pc.peak_flops == dgx.peak_flops
-    assert list(xs.serving_machines())[0] == "8 H100, PCIe 5.0"
+    # H100 PCIe product brief / datasheet: BF16 1,513 and FP8 3,026 TFLOPS with sparsity, 2.0 TB/s HBM2e, 80 GB
+    assert pc.peak_flops == pytest.approx(1513e12 / 2) and pc.peak_flops_fp8 == pytest.approx(3026e12 / 2)
+    assert pc.memory_bandwidth == 2.0e12 and S.H100_PCIE["sms"] == 114
+    # the KV capacity is read from gemm_gpu's record: the same 80 GiB as the card
+    assert get_gpu(pc.gemm_gpu).memory == S.H100_PCIE["memory"] == 80 * 2**30
+    # efficiencies from the H100 SXM measurements, applied to the card's own peaks
+    assert (pc.comm_efficiency, pc.attention_efficiency) == (dgx.comm_efficiency, dgx.attention_efficiency)
+    # the slower card: batch-1 decode is the weight read over 2.0 instead of 3.35 TB/s
+    m = models.get("llama3-8b")
+    w = [S.decode_step_time(m, c, 1, 0).weights for c in (pc, dgx)]
+    assert w[0] / w[1] == pytest.approx(3.35 / 2.0)
+    assert list(xs.serving_machines())[0] == "8 H100 PCIe, PCIe 5.0"
 
 
 def test_batch_explorer_shows_the_decode_model():

@@ -8,9 +8,12 @@ contains, and states its assumptions plainly:
   tensor-parallel over ``tp`` GPUs: reading the weights and the KV cache from HBM (at
   small batch decoding is bound by memory bandwidth, Pope et al. 2022) plus ``2 l``
   ring AllReduces of ``2 b h`` bytes (Shoeybi et al. 2019, sec. 3: two per layer, no
-  backward pass in inference). The arithmetic, ``2 N b`` FLOPs per step, overlaps the
-  memory traffic (a roofline: the step takes the longer of the two); the AllReduces do
-  not overlap either, since each layer waits for the one before.
+  backward pass in inference). The weight GEMMs' arithmetic, ``2 N b`` FLOPs per step,
+  overlaps the weight reads (a roofline: they take the longer of the two), then attention
+  reads the KV cache: :func:`interconnect.serving.decode_roofline`, the step of the
+  serving models (:func:`interconnect.serving.decode_step_time`) with the model reduced to
+  ``N``, ``l`` and ``h``. The AllReduces do not overlap either, since each layer waits for
+  the one before.
 * :func:`halo_step` and :func:`halo_crossover` -- a 3-D stencil on a cubic subdomain of
   ``n^3`` cells per GPU: an update pass over the cells bound by HBM bandwidth, and a
   halo exchange of ``faces`` messages of ``n^2 * halo * bytes_per_cell`` bytes, sent
@@ -46,6 +49,7 @@ import numpy as np
 
 from ._validate import as_count, as_nonnegative, as_positive, choice
 from .collectives import collective_time
+from .serving.steps import decode_roofline
 from .units import GiB
 
 __all__ = ["DecodeStep", "decode_step", "HaloStep", "halo_step", "halo_crossover", "job_cost",
@@ -71,7 +75,8 @@ class DecodeStep:
     comm : float or ndarray
         The ``2 l`` tensor-parallel AllReduces, one after another (0 when ``tp = 1``).
     total : float or ndarray
-        ``max(weights + kv, compute) + comm``: the time per generated token of one sequence.
+        ``max(weights, compute) + kv + comm``: the time per generated token of one sequence
+        (:func:`interconnect.serving.decode_roofline` plus the AllReduces).
     tokens_per_second : float or ndarray
         ``batch / total``: the serving throughput of the whole TP group.
     comm_share : float or ndarray
@@ -149,7 +154,7 @@ def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwid
     one = collective_time("allreduce", ab * np.asarray(b * h, dtype=float), np.maximum(t, 1), bandwidth, latency,
                           algorithm)
     comm = np.where(np.asarray(t) > 1, 2.0 * np.asarray(l) * one, 0.0)
-    total = np.maximum(weights + kv_t, compute) + comm
+    total = decode_roofline(weights, kv_t, compute) + comm
     return DecodeStep(weights=_out(weights), kv=_out(kv_t), compute=_out(compute), comm=_out(comm),
                       total=_out(total),
                       tokens_per_second=_out(b / total), comm_share=_out(comm / total))
@@ -452,7 +457,7 @@ def serve(tp, link, context=4096, batch=None, model="70B", memory_per_gpu=H100_U
     --------
     >>> b, d = serve(8, "nvlink4")
     >>> b, round(d.tokens_per_second)
-    (382, 12908)
+    (382, 11652)
     """
     from .memory import kv_cache_bytes
 

@@ -30,13 +30,14 @@ Pipeline parallelism (``pp``) is an argument of :func:`prefill_time`,
 
 The one-request decode model of the chapter "Applications"
 (:func:`interconnect.applications.decode_step`) is the special case of a dense model with
-16-bit weights and a ring AllReduce; this package takes its model from the catalog
+16-bit weights and a ring AllReduce, and ends in this package's step,
+:func:`decode_roofline`; this package takes its model from the catalog
 (:mod:`interconnect.catalog.models`) and its machine from
 :func:`interconnect.parallel.machines.machine`. SI units throughout: bytes, seconds, bytes/s.
 """
 
 from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_crossover, allreduce_small
-from .batching import ServingPoint, continuous_batching, sustainable_rate
+from .batching import ADMISSIONS, ServingPoint, continuous_batching, sustainable_rate
 from .disagg import (
     KV_PATHS,
     DisaggVerdict,
@@ -50,11 +51,12 @@ from .disagg import (
     kv_transfer_time,
     prefill_goodput,
 )
-from .kv import KVCapacity, kv_bytes_per_token, kv_capacity, kv_shards
+from .kv import KV_READS, KVCapacity, kv_bytes_per_token, kv_capacity, kv_read_factor, kv_shards
+from .machines import H100_PCIE, pcie_h100
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
 from .published import PublishedServing
-from .steps import DecodeTime, PrefillTime, as_machine, decode_step_time, prefill_time, weights_read
+from .steps import DecodeTime, PrefillTime, as_machine, decode_roofline, decode_step_time, prefill_time, weights_read
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
 __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
@@ -64,4 +66,5 @@ __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "all
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
            "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
-           "validation_summary"]
+           "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline", "pcie_h100",
+           "H100_PCIE"]

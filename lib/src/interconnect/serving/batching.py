@@ -23,9 +23,19 @@ prompt (with the running batch's decode) and emits its first token. The output t
 is ``rate * output``.
 
 It is stable while ``rate P < 1`` (prefill alone saturates the GPUs otherwise), the fixed
-point exists, and the running batch's cache, ``B (prompt + output / 2)`` tokens on average,
-fits the paged cache of :func:`~interconnect.serving.kv_capacity` (preemption and swapping
-are not modelled). :func:`sustainable_rate` is the largest such rate.
+point exists, and the running batch fits the paged cache of
+:func:`~interconnect.serving.kv_capacity` (preemption and swapping are not modelled). What a
+running sequence holds of the cache depends on the engine's **admission** rule:
+
+* ``"on-demand"`` (vLLM): blocks are allocated as tokens arrive, so the batch's cache is
+  ``B (prompt + output / 2)`` tokens on average;
+* ``"reserve"`` (TensorRT-LLM's default ``GUARANTEED_NO_EVICT`` capacity scheduler): a request
+  is admitted only when blocks for its whole ``prompt + output`` are free, so each running
+  sequence holds ``prompt + output`` tokens' worth and the batch is at most
+  ``capacity / (prompt + output)``; ``trtllm-bench`` sizes its maximum batch from the same
+  quotient.
+
+:func:`sustainable_rate` is the largest sustainable rate.
 
 Not modelled: the randomness of arrivals and lengths (no queueing delay beyond the half
 iteration), chunked prefill (a long prompt stalls one iteration), the scheduler's own
@@ -38,6 +48,10 @@ Models", OSDI 2022, sec. 4 (iteration-level scheduling, selective batching).
 W. Kwon et al., "Efficient Memory Management for Large Language Model Serving with
 PagedAttention", SOSP 2023 (vLLM).
 J. D. C. Little, "A Proof for the Queuing Formula L = lambda W", Operations Research 9 (1961).
+NVIDIA TensorRT-LLM, ``docs/source/performance/performance-tuning-guide/useful-runtime-flags.md``
+(capacity scheduler policies, ``GUARANTEED_NO_EVICT`` the default) and
+``tensorrt_llm/bench/build/tuning.py`` (``kv_cache_max_requests = cache / (bytes per token x
+(ISL + OSL))``).
 """
 
 from __future__ import annotations
@@ -51,7 +65,11 @@ from .allreduce import SMALL_ALGORITHMS
 from .kv import kv_capacity
 from .steps import _check_pp, _check_tp, _decode, _fp8, _send_terms, as_machine, prefill_time
 
-__all__ = ["ServingPoint", "continuous_batching", "sustainable_rate"]
+__all__ = ["ServingPoint", "continuous_batching", "sustainable_rate", "ADMISSIONS"]
+
+#: How a running sequence holds the KV cache: blocks on demand (vLLM) or reserved for its whole
+#: prompt and output at admission (TensorRT-LLM's ``GUARANTEED_NO_EVICT``).
+ADMISSIONS = ("on-demand", "reserve")
 
 
 @dataclass(frozen=True)
@@ -107,7 +125,7 @@ class _Setup:
     """Validated arguments and the rate-independent parts (prefill time, capacity)."""
 
     def __init__(self, model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu,
-                 pp=1):
+                 pp=1, admission="on-demand"):
         self.model, self.cl = model, as_machine(machine)
         self.tp = _check_tp(model, self.cl, tp)
         self.pp = _check_pp(model, self.cl, self.tp, pp)
@@ -124,7 +142,8 @@ class _Setup:
                           kv_bytes=self.kv_bytes, block_tokens=block_tokens, reserve=reserve)
         self.capacity = cap.tokens
         self.context = self.prompt + self.output / 2.0
-        self.max_batch = self.capacity / self.context
+        held = self.context if choice("admission", admission, ADMISSIONS) == "on-demand" else self.prompt + self.output
+        self.max_batch = self.capacity / held
 
     def decode(self, batch):
         return _decode(self.model, self.cl, self.tp, batch, self.context, self.fp8, self.kv_bytes, 2.0,
@@ -177,7 +196,7 @@ class _Setup:
 
 
 def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_bytes=2, block_tokens=16,
-                        reserve=0.1, algorithm="auto", gpu=None, pp=1):
+                        reserve=0.1, algorithm="auto", gpu=None, pp=1, admission="on-demand"):
     """Steady state of one TP replica serving ``rate`` requests per second with continuous batching.
 
     Parameters
@@ -207,6 +226,9 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
         Pipeline stages of the replica (``tp * pp`` GPUs): decode in ``pp`` microbatches
         (:func:`~interconnect.serving.decode_step_time`), and a prompt occupies the pipeline
         for ``P / pp`` of its prefill latency ``P``.
+    admission : str
+        One of :data:`ADMISSIONS`: ``"on-demand"`` (vLLM) or ``"reserve"`` (TensorRT-LLM's
+        ``GUARANTEED_NO_EVICT``: each running sequence holds blocks for ``prompt + output``).
 
     Returns
     -------
@@ -228,7 +250,8 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     >>> round(s.batch, 1), round(s.tpot * 1e3, 1), round(s.ttft * 1e3), round(s.throughput)
     (3.1, 6.0, 44, 512)
     """
-    st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp)
+    st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp,
+                admission)
     lam = float(as_positive("rate", rate, "requests/s"))
     sol = st.solve(lam)
     if sol is None:
@@ -242,12 +265,13 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
 
 
 def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, block_tokens=16, reserve=0.1,
-                     algorithm="auto", gpu=None, pp=1):
+                     algorithm="auto", gpu=None, pp=1, admission="on-demand"):
     """Largest arrival rate :func:`continuous_batching` sustains (requests per second).
 
     The rate whose steady state fills the paged cache, ``B_max / (output D(B_max) + B_max P / pp)``
-    with ``B_max = capacity / (prompt + output / 2)``: the rate rises with the running batch, so
-    the largest batch gives the largest rate. Arguments as :func:`continuous_batching`.
+    with ``B_max = capacity / (prompt + output / 2)`` (``capacity / (prompt + output)`` with
+    ``admission="reserve"``): the rate rises with the running batch, so the largest batch gives
+    the largest rate. Arguments as :func:`continuous_batching`.
 
     Returns
     -------
@@ -258,6 +282,14 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     >>> from interconnect.catalog import models
     >>> round(sustainable_rate(models.get("llama3-70b"), "dgx-h100", 8, 1024, 256), 1)
     20.9
+
+    Where the cache binds, reserving each request's whole length at admission (TensorRT-LLM)
+    caps the batch, and the output rate, lower: Llama 3.1 405B in FP8 on 8 H100, prompts of 128
+    tokens and answers of 4,096, in output tokens per second:
+
+    >>> m = models.get("llama3-405b")
+    >>> [round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission=a) * 4096) for a in ADMISSIONS]
+    [5958, 4088]
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
-                  gpu, pp).sustainable()
+                  gpu, pp, admission).sustainable()

@@ -26,9 +26,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._validate import as_count, as_fraction, as_positive
+from .._validate import as_count, as_fraction, as_positive, choice
 
-__all__ = ["KVCapacity", "kv_capacity", "kv_shards", "kv_bytes_per_token"]
+__all__ = ["KVCapacity", "kv_capacity", "kv_shards", "kv_bytes_per_token", "kv_read_factor", "KV_READS"]
+
+#: How a decode attention kernel reads a GQA cache: ``"per-kv-head"`` (each KV head once per step, shared by
+#: its group of query heads: FlashAttention, FlashDecoding, TensorRT-LLM's XQA) or ``"per-query-head"`` (one
+#: thread block per query head, each reading its group's KV head: the masked-MHA kernel of TensorRT-LLM before
+#: XQA).
+KV_READS = ("per-kv-head", "per-query-head")
 
 
 def kv_shards(model, tp):
@@ -88,6 +94,47 @@ def kv_bytes_per_token(model, tp=1, pp=1, kv_bytes=2):
     if pp > model.layers:
         raise ValueError(f"pp={pp} is not allowed; allowed 1 to layers={model.layers}")
     return model.kv_cache_bytes_per_token(as_positive("kv_bytes", kv_bytes, "bytes")) / (pp * kv_shards(model, tp))
+
+
+def kv_read_factor(model, kv_reads="per-kv-head"):
+    """Bytes of KV cache a decode step reads from HBM, per byte cached: 1, or ``heads / g`` when
+    the attention kernel reads a KV head once for each of its query heads.
+
+    TensorRT-LLM's generation-phase masked multi-head attention runs "a single CUDA thread-block
+    per head" (of the query heads), so with GQA each of the ``heads / g`` query heads of a
+    group reads the group's K and V again; its XQA kernel (TensorRT-LLM v0.8, 2024) reads each
+    KV head once for the whole group, as FlashAttention's and FlashDecoding's kernels do.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    kv_reads : str
+        One of :data:`KV_READS`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Llama 2 70B has 64 query heads and 8 KV heads; Llama 2 7B is multi-head (MHA), 32 of each:
+
+    >>> from interconnect.catalog import models
+    >>> [kv_read_factor(models.get(m), "per-query-head") for m in ("llama2-70b", "llama2-7b")]
+    [8.0, 1.0]
+    >>> kv_read_factor(models.get("llama2-70b"))
+    1.0
+
+    References
+    ----------
+    NVIDIA TensorRT-LLM, ``docs/source/advanced/gpt-attention.md`` (generation phase: "a
+    single CUDA thread-block per head"; "XQA optimization"), and the XQA blog
+    ``docs/source/blogs/XQA-kernel.md`` (2.4 times the Llama 2 70B throughput at 128/2048).
+    """
+    kv_reads = choice("kv_reads", kv_reads, KV_READS)
+    if kv_reads == "per-kv-head" or model.is_mla:
+        return 1.0
+    return float(model.heads) / float(model.n_kv_heads)
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,25 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   Measurements": ``trtllm-bench throughput`` fed at an infinite rate (maximum load), "Total
   Output Throughput (tokens/sec)" of the whole TP group, FP8 checkpoints of the NVIDIA Model
   Optimizer collection on DGX H100 and DGX H200, every request of the same input and output
-  length. The KV-cache precision is not stated; rows take BF16 (2 bytes), the default when a
-  checkpoint quantises no KV cache.
+  length, TensorRT-LLM's default capacity scheduler (``GUARANTEED_NO_EVICT``: a request is
+  admitted with blocks reserved for its whole input and output, ``admission="reserve"``).
+  The KV-cache precision is not stated. The Llama 3.1 8B rows take an FP8 cache (1 byte): with
+  a BF16 cache no engine could reach them, since reading the batch's cache once per step
+  bounds the output rate by ``HBM bandwidth / (mean context x bytes per token)`` whatever the
+  batch (22,200 tokens/s on H100 at 128/2048 against 22,714 measured; 11,700 at 128/4096
+  against 14,325). The 70B and 405B rows, which no such bound decides, take BF16 (2 bytes),
+  the default when a checkpoint quantises no KV cache (the 405B checkpoint's card: "only the
+  weights and activations of the linear operators within transformer blocks are quantized").
 * ``nvidia-trtllm-performance-2023``: NVIDIA TensorRT-LLM, ``docs/source/performance.md``
   (commit 138f96d45f90b9667426f7c47297d8c06bafac73): "Peak Throughput" (v0.6.1, static
   batching with ``gptSessionBenchmark``: a batch of ``batch`` prompts prefilled together, then
   decoded together to the end; output tokens per second per GPU) and "Low Latency" (v0.5,
   first-token latency at batch 1). FP8 weights with an FP8 KV cache on H100
-  (``--enable_fp8 --fp8_kv_cache``), FP16 on A100.
+  (``--enable_fp8 --fp8_kv_cache``), FP16 on A100. Decode attention in these versions is the
+  masked-MHA kernel, one thread block per query head: with GQA (Llama 2 70B, 8 query heads per
+  KV head) each KV head is read once per query head, ``kv_reads="per-query-head"``
+  (:func:`~interconnect.serving.kv_read_factor`); the XQA kernel that reads it once per group
+  came with v0.8 (TensorRT-LLM's XQA blog: 2.4 times the Llama 2 70B throughput at 128/2048).
 """
 
 from __future__ import annotations
@@ -62,6 +73,11 @@ class PublishedServing:
         ``"output_tokens_per_s"`` (whole group), ``"output_tokens_per_s_per_gpu"`` or ``"ttft_s"``.
     value : float
         The published number, in the metric's unit.
+    admission : str
+        How the engine admits requests against the KV cache, one of
+        :data:`~interconnect.serving.ADMISSIONS` (maximum-load rows).
+    kv_reads : str
+        How its decode attention reads a GQA cache, one of :data:`~interconnect.serving.KV_READS`.
     """
 
     source: str
@@ -78,20 +94,26 @@ class PublishedServing:
     mode: str
     metric: str
     value: float
+    admission: str = "on-demand"
+    kv_reads: str = "per-kv-head"
 
 
 _OV = "Throughput Measurements (H100 SXM and H200 SXM, FP8)"
 
 
+#: KV-cache bytes per element of the v1.0 rows, by model (see the module's notes).
+_OV_KV = {"llama3-8b": 1.0, "llama3-70b": 2.0, "llama3-405b": 2.0}
+
+
 def _ov(model, name, machine, tp, isl, osl, value):
-    return PublishedServing("nvidia-trtllm-perf-overview", _OV, model, name, machine, tp, "fp8", 2.0, isl, osl, None,
-                            "max-throughput", "output_tokens_per_s", float(value))
+    return PublishedServing("nvidia-trtllm-perf-overview", _OV, model, name, machine, tp, "fp8", _OV_KV[model], isl,
+                            osl, None, "max-throughput", "output_tokens_per_s", float(value), admission="reserve")
 
 
 def _static(model, name, tp, batch, isl, osl, value):
     return PublishedServing("nvidia-trtllm-performance-2023", "Peak Throughput, H100 GPUs (FP8), v0.6.1", model, name,
                             "dgx-h100", tp, "fp8", 1.0, isl, osl, batch, "static", "output_tokens_per_s_per_gpu",
-                            float(value))
+                            float(value), kv_reads="per-query-head")
 
 
 def _first(model, name, machine, tp, isl, ms):

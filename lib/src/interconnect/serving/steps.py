@@ -62,11 +62,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from .._validate import as_count, as_positive, choice
 from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_small
 from .kv import kv_bytes_per_token
 
-__all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine"]
+__all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine",
+           "decode_roofline"]
 
 
 def as_machine(machine):
@@ -229,6 +232,41 @@ def _attention_per_context(model):
     return 2.0 * model.layers * model.heads * (model.d_qk + model.d_v)
 
 
+def decode_roofline(weights, kv, linear=0.0, attention=0.0):
+    """A decode step's time without communication, roofline per kind of kernel:
+    ``max(weights, linear) + max(kv, attention)``, seconds.
+
+    The weight GEMMs take the longer of reading the weights from HBM and their arithmetic;
+    then the attention kernels the longer of reading the KV cache and theirs. They are
+    separate kernels, one after the other, so a GEMM bound by its FLOPs does not hide an
+    attention bound by its HBM reads. :func:`decode_step_time` and
+    :func:`interconnect.applications.decode_step` both end in it.
+
+    Parameters
+    ----------
+    weights, kv : float or array
+        Reading the weights and the KV cache over HBM bandwidth, seconds, >= 0.
+    linear, attention : float or array
+        The weight GEMMs and the attention arithmetic at their rates, seconds, >= 0 (0: free).
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    At small batch both kernels are memory-bound and the step is the HBM read of weights and
+    cache; at large batch the GEMMs' arithmetic takes over, not hiding the cache read:
+
+    >>> round(decode_roofline(5e-3, 1e-3), 6), round(decode_roofline(5e-3, 1e-3, linear=8e-3), 6)
+    (0.006, 0.009)
+    """
+    if all(isinstance(x, float) for x in (weights, kv, linear, attention)):
+        return max(weights, linear) + max(kv, attention)      # the scalar path of the batching fixed point
+    out = np.maximum(weights, linear) + np.maximum(kv, attention)
+    return float(out) if np.ndim(out) == 0 else out
+
+
 @dataclass(frozen=True)
 class PrefillTime:
     """One prefill of ``batch`` prompts of ``tokens`` tokens, seconds.
@@ -381,7 +419,7 @@ def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, 
     attention = rounds * b * context * _attention_per_context(model) / (tp * attn)
     comm = rounds * _comm(model, cl, tp, max(b, 1e-12), act_bytes, algorithm)
     sends = 0.0 if pp == 1 else max(microbatches, pp) * (send[0] + b * model.hidden * act_bytes * send[1])
-    total = max(weights, linear) + max(kv, attention) + comm + sends
+    total = decode_roofline(weights, kv, linear, attention) + comm + sends
     return DecodeTime(weights=weights, kv=kv, compute=linear + attention, comm=comm, total=total,
                       tokens_per_second=batch / total, memory_bound=weights + kv >= linear + attention, send=sends,
                       linear=linear, attention=attention)

@@ -7,11 +7,13 @@ these rows. How a row is predicted depends on how it was measured:
 
 * ``"max-throughput"`` (in-flight batching fed at an infinite rate): the output throughput of
   :func:`~interconnect.serving.sustainable_rate`, ``rate * output``, the steady state whose
-  running batch fills the paged KV cache (10 % of HBM held back);
+  running batch fills the paged KV cache (10 % of HBM held back) under the engine's
+  admission rule (the row's ``admission``);
 * ``"static"`` (a batch prefilled together and decoded together to the end): per GPU,
   ``batch * output / (prefill + sum of the output - 1 decode steps) / tp``, the prefill by
   :func:`~interconnect.serving.prefill_time` and each step by
-  :func:`~interconnect.serving.decode_step_time` at its context;
+  :func:`~interconnect.serving.decode_step_time` at its context, its KV read multiplied by
+  :func:`~interconnect.serving.kv_read_factor` of the row's decode kernel (``kv_reads``);
 * ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch.
 
 The error is ``predicted / measured - 1``. :func:`validation_table` lists every row,
@@ -58,11 +60,13 @@ class ValidationRow:
 
 
 def _static(row, cl, model, fp8):
+    from .kv import kv_read_factor
     from .steps import _decode, prefill_time
 
     p = prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes).total
     ctx = np.arange(row.prompt + 1, row.prompt + row.output, dtype=float)
-    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, row.kv_bytes, 2.0, "auto").total for c in ctx)
+    read = row.kv_bytes * kv_read_factor(model, row.kv_reads)     # bytes a step reads per cached element
+    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, read, 2.0, "auto").total for c in ctx)
     return row.batch * row.output / (p + d) / row.tp
 
 
@@ -84,7 +88,7 @@ def predict(row):
     >>> r.model_name, r.machine, r.tp, r.prompt, r.output, r.value
     ('Llama 3.1 8B', 'dgx-h200', 1, 128, 128, 27911.0)
     >>> round(predict(r))
-    34883
+    38414
     """
     from ..catalog import models
     from .batching import sustainable_rate
@@ -95,7 +99,7 @@ def predict(row):
     model, cl, fp8 = models.get(row.model), as_machine(row.machine), row.precision == "fp8"
     if row.mode == "max-throughput":
         return sustainable_rate(model, row.machine, row.tp, row.prompt, row.output, fp8=fp8,
-                                kv_bytes=row.kv_bytes) * row.output
+                                kv_bytes=row.kv_bytes, admission=row.admission) * row.output
     if row.mode == "static":
         return _static(row, cl, model, fp8)
     return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes).total
@@ -113,7 +117,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 21)
+    (76, 20)
     """
     out = []
     for row in PUBLISHED:
@@ -140,7 +144,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 21, 0.18)
+    (60, 17, 0.2)
     """
     from .._validate import choice
     from .published import MODES

@@ -1,18 +1,19 @@
 """Explorers of the chapter "Serving large models" (book/practice/serving).
 
 Every number comes from :mod:`interconnect.serving` on the machine presets of
-:mod:`interconnect.parallel.machines`; :func:`serving_machines` is the set of machines the
-chapter compares (8 H100 on PCIe 5.0, a DGX H100 on NVLink 4, a GB200 NVL72 on NVLink 5).
+:mod:`interconnect.parallel.machines` and :func:`interconnect.serving.pcie_h100`;
+:func:`serving_machines` is the set of machines the chapter compares (8 H100 PCIe cards on
+PCIe 5.0, a DGX H100 on NVLink 4, a GB200 NVL72 on NVLink 5).
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 
 import numpy as np
 
 from ... import plots
+from ...serving.machines import pcie_h100
 from ...units import fmt_time
 from ...widgets import Explorer, Param
 
@@ -23,42 +24,17 @@ __all__ = ["serving_machines", "pcie_h100", "batch_explorer", "BATCHES", "disagg
 BATCHES = tuple(2 ** k for k in range(11))
 
 
-def pcie_h100():
-    """Eight H100 GPUs whose only path to each other is PCIe 5.0 x16 (no NVLink).
-
-    The DGX H100 preset with its NVLink replaced by the ``pcie5x16`` link of the catalog
-    (bandwidth per direction and latency); the rest (HBM, GEMM and attention efficiencies, the
-    fraction of link bandwidth collectives reach) is the preset's, as the library holds no
-    measurement of collectives over PCIe.
-
-    Returns
-    -------
-    interconnect.parallel.Cluster
-
-    Examples
-    --------
-    >>> c = pcie_h100()
-    >>> round(c.intra_bandwidth / 1e9, 1), c.gpus_per_node, c.gemm_gpu
-    (63.0, 8, 'H100')
-    """
-    from ...links import get_link
-    from ...parallel.machines import machine
-
-    pcie = get_link("pcie5x16")
-    return replace(machine("dgx-h100"), intra_bandwidth=pcie.bandwidth, intra_latency=pcie.latency)
-
-
 def serving_machines():
     """``{label: Cluster}`` of the three machines the chapter compares, slowest link first.
 
     Examples
     --------
     >>> list(serving_machines())
-    ['8 H100, PCIe 5.0', 'DGX H100, NVLink 4', 'GB200 NVL72, NVLink 5']
+    ['8 H100 PCIe, PCIe 5.0', 'DGX H100, NVLink 4', 'GB200 NVL72, NVLink 5']
     """
     from ...parallel.machines import machine
 
-    return {"8 H100, PCIe 5.0": pcie_h100(), "DGX H100, NVLink 4": machine("dgx-h100"),
+    return {"8 H100 PCIe, PCIe 5.0": pcie_h100(), "DGX H100, NVLink 4": machine("dgx-h100"),
             "GB200 NVL72, NVLink 5": machine("gb200-nvl72")}
 
 
