@@ -6,12 +6,12 @@ step-time model (:mod:`interconnect.parallel.step_time`) that is not communicati
 from __future__ import annotations
 
 from .. import memory as _memory
-from .gemm import gemm_efficiency, layer_gemm_efficiency, layer_gemms
+from .gemm import layer_gemm_efficiency, layer_gemms, training_gemm_efficiency
 from .layout import _check_fit, stage_layers
 from .transformer import step_flops
 
 __all__ = ["elementwise_time", "compute_parts", "CROSS_ENTROPY_BYTES_PER_LOGIT", "FP8_CAST_BYTES_PER_ELEMENT",
-           "ATTENTION_TILE"]
+           "ATTENTION_TILE", "FA3_SEQ", "FA3_H100", "attention_pass_rates"]
 
 
 def elementwise_time(model, layout, cluster):
@@ -140,7 +140,10 @@ def compute_parts(model, layout, cluster):
       selective (+ 1/3) recomputation; with it at ``attention_efficiency``, and the
       kernel's backward recomputes ``Q K^T`` (7 GEMM-sized passes instead of 6, x 7/6;
       Dao 2023, Algorithm 2), plus the forward again under full recomputation; a causal
-      kernel computes only the blocks on and below the diagonal (``_causal_fraction``);
+      kernel computes only the blocks on and below the diagonal (``_causal_fraction``). On a
+      Hopper or Blackwell machine preset the forward and the backward pass are priced apart, at
+      FlashAttention-3's measured causal rates for the sequence length
+      (:func:`attention_pass_rates`);
     * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
     * ``elementwise``: :func:`elementwise_time`.
 
@@ -186,14 +189,14 @@ def compute_parts(model, layout, cluster):
         return {"linear": scale * hw / (n * cluster.peak_flops * cluster.gemm_efficiency), "attention": 0.0,
                 "logits": 0.0, "elementwise": elementwise}
     terms = _flops_by_term(model)
-    attn, logits, linear = terms["attention"], terms["logits"], terms["matmul"]
+    logits, linear = terms["logits"], terms["matmul"]
     full = layout.recompute == "full"
     if full:
         linear *= 4.0 / 3.0
     if cluster.gemm_gpu is not None:
         shape_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu)
-        logit_eff = gemm_efficiency(model.seq_len * layout.microbatch // layout.cp, -(-model.vocab // layout.tp),
-                                    model.hidden, cluster.gemm_gpu)
+        logit_eff = training_gemm_efficiency(model.seq_len * layout.microbatch // layout.cp,
+                                             -(-model.vocab // layout.tp), model.hidden, cluster.gemm_gpu)
     else:
         shape_eff = logit_eff = cluster.gemm_efficiency
     if layout.fp8:
@@ -209,9 +212,7 @@ def compute_parts(model, layout, cluster):
         lin_rate = cluster.peak_flops_fp8 * fp8_eff
     else:
         lin_rate = cluster.peak_flops * shape_eff
-    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = attn * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
-    return {"linear": scale * linear / (n * lin_rate), "attention": scale * attn_hw / (n * attn_rate),
+    return {"linear": scale * linear / (n * lin_rate), "attention": _attention_core_time(model, layout, cluster),
             "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
 
 
@@ -243,14 +244,87 @@ def _attention_recompute_factor(layout):
     return 4.0 / 3.0 if full or layout.recompute == "selective" else 1.0
 
 
+#: Sequence lengths of :data:`FA3_H100`.
+FA3_SEQ = (512, 1024, 2048, 4096, 8192, 16384)
+
+#: FlashAttention-3 on H100 80GB SXM5, BF16, head dimension 128 (16 heads, batch x sequence = 16k
+#: tokens), TFLOP/s by sequence length (:data:`FA3_SEQ`), read from the bar labels of Shah et al.
+#: 2024 (``shah2024flashattention3``), Fig. 5 (forward pass, without and with the causal mask) and
+#: Fig. 6 (backward pass, without the mask). The FLOPs are FlashAttention's count: ``4 s^2 d`` per
+#: head forward, 2.5x that backward, halved with the causal mask.
+FA3_H100 = {"fwd": (467.0, 565.0, 625.0, 638.0, 646.0, 648.0),
+            "fwd_causal": (292.0, 423.0, 521.0, 579.0, 602.0, 616.0),
+            "bwd": (316.0, 424.0, 501.0, 542.0, 559.0, 561.0)}
+
+#: GPUs priced with :data:`FA3_H100`, and the GPU whose peak scales it (Blackwell keeps Hopper's
+#: fraction of peak, as :func:`~interconnect.parallel.machines.attention_efficiency_of` does).
+_FA3_GPUS = ("H100", "H200", "B200", "GB200")
+
+
+def attention_pass_rates(seq_len, gpu="H100"):
+    """Measured causal fused-attention rates of ``gpu``, forward and backward, FLOP/s.
+
+    The forward rate is FlashAttention-3's with the causal mask (:data:`FA3_H100`, linear in
+    ``log2 s`` between the measured lengths, the end values outside them). The paper measures
+    the backward pass only without the mask; the causal backward rate is taken as the causal
+    forward rate times the unmasked backward/forward ratio at the same length (an assumption).
+    Other GPUs of :data:`_FA3_GPUS` keep H100's fraction of their dense BF16 peak.
+
+    Returns
+    -------
+    (float, float)
+        Forward and backward FLOP/s, FlashAttention's FLOP count (half of ``s^2`` with the mask).
+
+    Examples
+    --------
+    At 4,096 and 8,192 tokens on H100 the backward pass runs 15 % and 13 % slower than the forward:
+
+    >>> [tuple(round(r / 1e12) for r in attention_pass_rates(s)) for s in (4096, 8192)]
+    [(579, 492), (602, 521)]
+    """
+    import numpy as np
+
+    from .._validate import as_count, choice
+    from ..devices import get_gpu
+
+    s = as_count("seq_len", seq_len)
+    key = choice("gpu", getattr(gpu, "name", gpu), list(_FA3_GPUS))
+    x, grid = np.log2(s), np.log2(FA3_SEQ)
+    fwd_c, fwd, bwd = (float(np.interp(x, grid, FA3_H100[k])) for k in ("fwd_causal", "fwd", "bwd"))
+    scale = 1e12 * get_gpu(key).peak_flops / get_gpu("H100").peak_flops
+    return fwd_c * scale, fwd_c * bwd / fwd * scale
+
+
+def _measured_attention(layout, cluster):
+    """Whether the attention core is priced by pass at :func:`attention_pass_rates`: fused attention
+    on a machine preset of a GPU in :data:`_FA3_GPUS` whose ``attention_efficiency`` is the
+    preset's own (an ``attention_efficiency`` set by hand is honoured as given)."""
+    if not layout.flash_attention or cluster.gemm_gpu not in _FA3_GPUS:
+        return False
+    from .machines import attention_efficiency_of
+
+    return cluster.attention_efficiency == attention_efficiency_of(cluster.gemm_gpu)
+
+
 def _attention_core_time(model, layout, cluster):
     """Seconds per iteration of the attention core (``Q K^T``, ``softmax . V``, recomputation
     included) on one GPU of the fullest stage, at the rate :func:`compute_parts` prices it
-    (also where the one-term model folds it into ``linear``)."""
+    (also where the one-term model folds it into ``linear``).
+
+    With :func:`_measured_attention`: the forward pass (twice under full recomputation) at the
+    measured causal forward rate and the backward pass (2.5x the forward FLOPs) at the backward
+    rate, for half of the model's ``s^2`` FLOPs (FlashAttention's causal count; the rates include
+    the diagonal blocks' overhead), the length each rank attends with (``s / cp``)."""
     even = model.layers / layout.pp
     scale = stage_layers(model, layout) / even
+    terms = _flops_by_term(model)
+    if _measured_attention(layout, cluster):
+        fwd_rate, bwd_rate = attention_pass_rates(model.seq_len // layout.cp, cluster.gemm_gpu)
+        fwd = 0.5 * terms["attention"] / 3.0
+        passes = (2.0 if layout.recompute == "full" else 1.0) / fwd_rate + 2.5 / bwd_rate
+        return scale * fwd * passes / layout.n_gpus
     attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = _flops_by_term(model)["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
+    attn_hw = terms["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
     return scale * attn_hw / (layout.n_gpus * attn_rate)
 
 
