@@ -93,3 +93,22 @@ def test_attention_core_time_by_pass_closed_form():
     # the measured backward is slower than the old single-rate pricing assumed
     assert C._attention_core_time(model, lay, h100) > C._attention_core_time(
         model, lay, replace(h100, attention_efficiency=h100.attention_efficiency * (1 - 1e-15)))
+
+
+def test_optimizer_step_bytes_closed_form():
+    from interconnect.parallel import Layout, ModelConfig, stage_params
+
+    m22 = ModelConfig(48, 6144, 64, 2048, 51200, 4)
+    lay = Layout(dp=1, tp=8, pp=1)
+    p = stage_params(m22, lay)
+    assert C.optimizer_bytes(m22, lay) == pytest.approx((34 + 4) * p)
+    # Megatron's distributed optimizer (ZeRO-1) shards the Adam update over dp, not the gradient buffer
+    z1 = Layout(dp=8, tp=8, pp=1, zero_stage=1)
+    assert C.optimizer_bytes(m22, z1) == pytest.approx(34 * p / 8 + 4 * p)
+    z2 = Layout(dp=8, tp=8, pp=1, zero_stage=2)
+    assert C.optimizer_bytes(m22, z2) == pytest.approx((34 + 4) * p / 8)
+    # once per step (the 4 microbatches of B = 4 each run the layers), on the bottom-up machines only
+    a100 = machine("dgx-a100")
+    with_opt = C.elementwise_time(m22, lay, a100)
+    assert with_opt == pytest.approx((4 * C._bottom_up_elementwise_bytes(m22, lay) + C.optimizer_bytes(m22, lay))
+                                     / a100.memory_bandwidth)

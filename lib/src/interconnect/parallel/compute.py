@@ -10,7 +10,8 @@ from .gemm import layer_gemm_efficiency, layer_gemms, training_gemm_efficiency
 from .layout import _check_fit, stage_layers
 from .transformer import step_flops
 
-__all__ = ["elementwise_time", "compute_parts", "CROSS_ENTROPY_BYTES_PER_LOGIT", "FP8_CAST_BYTES_PER_ELEMENT",
+__all__ = ["elementwise_time", "compute_parts", "optimizer_bytes", "CROSS_ENTROPY_BYTES_PER_LOGIT",
+           "FP8_CAST_BYTES_PER_ELEMENT", "ADAM_BYTES_PER_PARAM", "GRAD_ZERO_BYTES_PER_PARAM",
            "ATTENTION_TILE", "FA3_SEQ", "FA3_H100", "attention_pass_rates"]
 
 
@@ -36,7 +37,8 @@ def elementwise_time(model, layout, cluster):
     (``_bottom_up_elementwise_bytes``): the stored activations of
     :func:`interconnect.memory.layer_activation_bytes` (GQA, SwiGLU, MoE, no dropout in
     Llama-style models), the FP32 cross-entropy over the vocabulary and, with ``fp8``, the
-    casts of the GEMM operands. The calibrated 2021 clusters keep the GPT-block accounting
+    casts of the GEMM operands, and once per step the optimizer's update of the GPU's shard
+    (:func:`optimizer_bytes`). The calibrated 2021 clusters keep the GPT-block accounting
     above, which their two fitted efficiencies were fitted with.
 
     Examples
@@ -51,7 +53,7 @@ def elementwise_time(model, layout, cluster):
         return 0.0
     m = _check_fit(model, layout)
     if cluster.gemm_gpu is not None:
-        return m * _bottom_up_elementwise_bytes(model, layout) / cluster.memory_bandwidth
+        return (m * _bottom_up_elementwise_bytes(model, layout) + optimizer_bytes(model, layout)) / cluster.memory_bandwidth
     args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
                 layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
                 flash_attention=layout.flash_attention)
@@ -77,6 +79,43 @@ CROSS_ENTROPY_BYTES_PER_LOGIT = 58.0
 #: the amax reduction reads the 16-bit tensor once more (2). Micikevicius et al. (2022); NVIDIA
 #: Transformer Engine, ``cast_transpose`` kernels.
 FP8_CAST_BYTES_PER_ELEMENT = 6.0
+
+
+#: Bytes of HBM traffic per parameter of one mixed-precision Adam step (Micikevicius et al. 2018;
+#: Megatron-Core's optimizer with a fused Adam kernel): the FP32 master weight, its FP32 gradient
+#: and the two moments read (4 x 4), the weight and the moments written (3 x 4), and the updated
+#: weight cast to the 16-bit copy the layers compute with (read 4, write 2).
+ADAM_BYTES_PER_PARAM = 34.0
+
+#: Bytes per parameter of zeroing the FP32 gradient buffer for the next step (one write).
+GRAD_ZERO_BYTES_PER_PARAM = 4.0
+
+
+def optimizer_bytes(model, layout):
+    """HBM bytes of the optimizer step on one GPU of the fullest stage, once per iteration.
+
+    :data:`ADAM_BYTES_PER_PARAM` for each parameter of the GPU's optimizer shard (the stage's
+    parameters, :func:`~interconnect.parallel.stage_params`, over ``shard_ranks`` with ZeRO >= 1,
+    as Megatron's distributed optimizer partitions them) plus :data:`GRAD_ZERO_BYTES_PER_PARAM`
+    for each gradient the GPU holds (all of the stage's up to ZeRO-1, its shard from ZeRO-2 on).
+    Memory-bound, counted at the HBM bandwidth like the other element-wise work.
+
+    Examples
+    --------
+    Korthikanti's 22B on 8 A100 (TP 8, no data parallelism): 2.76B parameters per GPU, 105 GB,
+    52 ms at 2,039 GB/s of a 1.10 s iteration:
+
+    >>> from interconnect.parallel import Layout, ModelConfig
+    >>> m22 = ModelConfig(48, 6144, 64, 2048, 51200, 4)
+    >>> round(optimizer_bytes(m22, Layout(dp=1, tp=8, pp=1)) / 1e9, 1)
+    104.9
+    """
+    from .stage_memory import stage_params
+
+    params = max(stage_params(model, layout, "first"), stage_params(model, layout, "last"))
+    shards = layout.shard_ranks if layout.zero_stage >= 1 else 1
+    grads = params / layout.shard_ranks if layout.zero_stage >= 2 else params
+    return ADAM_BYTES_PER_PARAM * params / shards + GRAD_ZERO_BYTES_PER_PARAM * grads
 
 
 def _bottom_up_elementwise_bytes(model, layout):
