@@ -53,7 +53,8 @@ def elementwise_time(model, layout, cluster):
         return 0.0
     m = _check_fit(model, layout)
     if cluster.gemm_gpu is not None:
-        return (m * _bottom_up_elementwise_bytes(model, layout) + optimizer_bytes(model, layout)) / cluster.memory_bandwidth
+        traffic = m * _bottom_up_elementwise_bytes(model, layout) + optimizer_bytes(model, layout)
+        return traffic / cluster.memory_bandwidth
     args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
                 layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
                 flash_attention=layout.flash_attention)
