@@ -98,8 +98,10 @@ def optimizer_bytes(model, layout):
     :data:`ADAM_BYTES_PER_PARAM` for each parameter of the GPU's optimizer shard (the stage's
     parameters, :func:`~interconnect.parallel.stage_params`, over ``shard_ranks`` with ZeRO >= 1,
     as Megatron's distributed optimizer partitions them) plus :data:`GRAD_ZERO_BYTES_PER_PARAM`
-    for each gradient the GPU holds (all of the stage's up to ZeRO-1, its shard from ZeRO-2 on).
-    Memory-bound, counted at the HBM bandwidth like the other element-wise work.
+    for each of the stage's parameters: the backward passes of the step's microbatches accumulate
+    into a full-size FP32 gradient buffer (Megatron's grad buffer; with gradients sharded after
+    the reduce-scatter too, as long as more than one microbatch accumulates), zeroed once per
+    step. Memory-bound, counted at the HBM bandwidth like the other element-wise work.
 
     Examples
     --------
@@ -115,8 +117,7 @@ def optimizer_bytes(model, layout):
 
     params = max(stage_params(model, layout, "first"), stage_params(model, layout, "last"))
     shards = layout.shard_ranks if layout.zero_stage >= 1 else 1
-    grads = params / layout.shard_ranks if layout.zero_stage >= 2 else params
-    return ADAM_BYTES_PER_PARAM * params / shards + GRAD_ZERO_BYTES_PER_PARAM * grads
+    return ADAM_BYTES_PER_PARAM * params / shards + GRAD_ZERO_BYTES_PER_PARAM * params
 
 
 def _bottom_up_elementwise_bytes(model, layout):
