@@ -1,6 +1,12 @@
 """What one training step computes on one GPU, in seconds: the GEMMs by shape, the attention
 core, the logits and the memory-bound element-wise work (:func:`compute_parts`), the part of the
 step-time model (:mod:`interconnect.parallel.step_time`) that is not communication.
+
+On the machine presets every in-GPU cost comes from a component measurement, none from a
+training run: the GEMMs' measured ceiling, shape quantisation and short-reduction loss
+(:mod:`interconnect.parallel.gemm`), fused attention at FlashAttention-3's measured forward and
+backward rates (:func:`attention_pass_rates`), and the memory-bound work (activations, the FP32
+cross-entropy, FP8 casts, the optimizer step: :func:`optimizer_bytes`) at the HBM bandwidth.
 """
 
 from __future__ import annotations
