@@ -44,7 +44,7 @@ def elementwise_time(model, layout, cluster):
     :func:`interconnect.memory.layer_activation_bytes` (GQA, SwiGLU, MoE, no dropout in
     Llama-style models), the FP32 cross-entropy over the vocabulary and, with ``fp8``, the
     casts of the GEMM operands, and once per step the optimizer's update of the GPU's shard
-    (:func:`optimizer_bytes`). The calibrated 2021 clusters keep the GPT-block accounting
+    (``compute.optimizer_bytes``). The calibrated 2021 clusters keep the GPT-block accounting
     above, which their two fitted efficiencies were fitted with.
 
     Examples
@@ -190,7 +190,7 @@ def compute_parts(model, layout, cluster):
       kernel computes only the blocks on and below the diagonal (``_causal_fraction``). On a
       Hopper or Blackwell machine preset the forward and the backward pass are priced apart, at
       FlashAttention-3's measured causal rates for the sequence length
-      (:func:`attention_pass_rates`);
+      (``compute.attention_pass_rates``);
     * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
     * ``elementwise``: :func:`elementwise_time`.
 
