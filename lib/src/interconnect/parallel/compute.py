@@ -1,17 +1,24 @@
 """What one training step computes on one GPU, in seconds: the GEMMs by shape, the attention
 core, the logits and the memory-bound element-wise work (:func:`compute_parts`), the part of the
 step-time model (:mod:`interconnect.parallel.step_time`) that is not communication.
+
+On the machine presets every in-GPU cost comes from a component measurement, none from a
+training run: the GEMMs' measured ceiling, shape quantisation and short-reduction loss
+(:mod:`interconnect.parallel.gemm`), fused attention at FlashAttention-3's measured forward and
+backward rates (:func:`attention_pass_rates`), and the memory-bound work (activations, the FP32
+cross-entropy, FP8 casts, the optimizer step: :func:`optimizer_bytes`) at the HBM bandwidth.
 """
 
 from __future__ import annotations
 
 from .. import memory as _memory
-from .gemm import gemm_efficiency, layer_gemm_efficiency, layer_gemms
+from .gemm import layer_gemm_efficiency, layer_gemms, training_gemm_efficiency
 from .layout import _check_fit, stage_layers
 from .transformer import step_flops
 
-__all__ = ["elementwise_time", "compute_parts", "CROSS_ENTROPY_BYTES_PER_LOGIT", "FP8_CAST_BYTES_PER_ELEMENT",
-           "ATTENTION_TILE"]
+__all__ = ["elementwise_time", "compute_parts", "optimizer_bytes", "CROSS_ENTROPY_BYTES_PER_LOGIT",
+           "FP8_CAST_BYTES_PER_ELEMENT", "ADAM_BYTES_PER_PARAM", "GRAD_ZERO_BYTES_PER_PARAM",
+           "ATTENTION_TILE", "FA3_SEQ", "FA3_H100", "attention_pass_rates"]
 
 
 def elementwise_time(model, layout, cluster):
@@ -36,7 +43,8 @@ def elementwise_time(model, layout, cluster):
     (``_bottom_up_elementwise_bytes``): the stored activations of
     :func:`interconnect.memory.layer_activation_bytes` (GQA, SwiGLU, MoE, no dropout in
     Llama-style models), the FP32 cross-entropy over the vocabulary and, with ``fp8``, the
-    casts of the GEMM operands. The calibrated 2021 clusters keep the GPT-block accounting
+    casts of the GEMM operands, and once per step the optimizer's update of the GPU's shard
+    (``compute.optimizer_bytes``). The calibrated 2021 clusters keep the GPT-block accounting
     above, which their two fitted efficiencies were fitted with.
 
     Examples
@@ -51,7 +59,8 @@ def elementwise_time(model, layout, cluster):
         return 0.0
     m = _check_fit(model, layout)
     if cluster.gemm_gpu is not None:
-        return m * _bottom_up_elementwise_bytes(model, layout) / cluster.memory_bandwidth
+        traffic = m * _bottom_up_elementwise_bytes(model, layout) + optimizer_bytes(model, layout)
+        return traffic / cluster.memory_bandwidth
     args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
                 layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
                 flash_attention=layout.flash_attention)
@@ -77,6 +86,44 @@ CROSS_ENTROPY_BYTES_PER_LOGIT = 58.0
 #: the amax reduction reads the 16-bit tensor once more (2). Micikevicius et al. (2022); NVIDIA
 #: Transformer Engine, ``cast_transpose`` kernels.
 FP8_CAST_BYTES_PER_ELEMENT = 6.0
+
+
+#: Bytes of HBM traffic per parameter of one mixed-precision Adam step (Micikevicius et al. 2018;
+#: Megatron-Core's optimizer with a fused Adam kernel): the FP32 master weight, its FP32 gradient
+#: and the two moments read (4 x 4), the weight and the moments written (3 x 4), and the updated
+#: weight cast to the 16-bit copy the layers compute with (read 4, write 2).
+ADAM_BYTES_PER_PARAM = 34.0
+
+#: Bytes per parameter of zeroing the FP32 gradient buffer for the next step (one write).
+GRAD_ZERO_BYTES_PER_PARAM = 4.0
+
+
+def optimizer_bytes(model, layout):
+    """HBM bytes of the optimizer step on one GPU of the fullest stage, once per iteration.
+
+    :data:`ADAM_BYTES_PER_PARAM` for each parameter of the GPU's optimizer shard (the stage's
+    parameters, :func:`~interconnect.parallel.stage_params`, over ``shard_ranks`` with ZeRO >= 1,
+    as Megatron's distributed optimizer partitions them) plus :data:`GRAD_ZERO_BYTES_PER_PARAM`
+    for each of the stage's parameters: the backward passes of the step's microbatches accumulate
+    into a full-size FP32 gradient buffer (Megatron's grad buffer; with gradients sharded after
+    the reduce-scatter too, as long as more than one microbatch accumulates), zeroed once per
+    step. Memory-bound, counted at the HBM bandwidth like the other element-wise work.
+
+    Examples
+    --------
+    Korthikanti's 22B on 8 A100 (TP 8, no data parallelism): 2.76B parameters per GPU, 105 GB,
+    52 ms at 2,039 GB/s of a 1.10 s iteration:
+
+    >>> from interconnect.parallel import Layout, ModelConfig
+    >>> m22 = ModelConfig(48, 6144, 64, 2048, 51200, 4)
+    >>> round(optimizer_bytes(m22, Layout(dp=1, tp=8, pp=1)) / 1e9, 1)
+    104.9
+    """
+    from .stage_memory import stage_params
+
+    params = max(stage_params(model, layout, "first"), stage_params(model, layout, "last"))
+    shards = layout.shard_ranks if layout.zero_stage >= 1 else 1
+    return ADAM_BYTES_PER_PARAM * params / shards + GRAD_ZERO_BYTES_PER_PARAM * params
 
 
 def _bottom_up_elementwise_bytes(model, layout):
@@ -140,7 +187,10 @@ def compute_parts(model, layout, cluster):
       selective (+ 1/3) recomputation; with it at ``attention_efficiency``, and the
       kernel's backward recomputes ``Q K^T`` (7 GEMM-sized passes instead of 6, x 7/6;
       Dao 2023, Algorithm 2), plus the forward again under full recomputation; a causal
-      kernel computes only the blocks on and below the diagonal (``_causal_fraction``);
+      kernel computes only the blocks on and below the diagonal (``_causal_fraction``). On a
+      Hopper or Blackwell machine preset the forward and the backward pass are priced apart, at
+      FlashAttention-3's measured causal rates for the sequence length
+      (``compute.attention_pass_rates``);
     * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
     * ``elementwise``: :func:`elementwise_time`.
 
@@ -186,14 +236,14 @@ def compute_parts(model, layout, cluster):
         return {"linear": scale * hw / (n * cluster.peak_flops * cluster.gemm_efficiency), "attention": 0.0,
                 "logits": 0.0, "elementwise": elementwise}
     terms = _flops_by_term(model)
-    attn, logits, linear = terms["attention"], terms["logits"], terms["matmul"]
+    logits, linear = terms["logits"], terms["matmul"]
     full = layout.recompute == "full"
     if full:
         linear *= 4.0 / 3.0
     if cluster.gemm_gpu is not None:
         shape_eff = layer_gemm_efficiency(model, layout, cluster.gemm_gpu)
-        logit_eff = gemm_efficiency(model.seq_len * layout.microbatch // layout.cp, -(-model.vocab // layout.tp),
-                                    model.hidden, cluster.gemm_gpu)
+        logit_eff = training_gemm_efficiency(model.seq_len * layout.microbatch // layout.cp,
+                                             -(-model.vocab // layout.tp), model.hidden, cluster.gemm_gpu)
     else:
         shape_eff = logit_eff = cluster.gemm_efficiency
     if layout.fp8:
@@ -209,9 +259,7 @@ def compute_parts(model, layout, cluster):
         lin_rate = cluster.peak_flops_fp8 * fp8_eff
     else:
         lin_rate = cluster.peak_flops * shape_eff
-    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = attn * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
-    return {"linear": scale * linear / (n * lin_rate), "attention": scale * attn_hw / (n * attn_rate),
+    return {"linear": scale * linear / (n * lin_rate), "attention": _attention_core_time(model, layout, cluster),
             "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
 
 
@@ -243,14 +291,87 @@ def _attention_recompute_factor(layout):
     return 4.0 / 3.0 if full or layout.recompute == "selective" else 1.0
 
 
+#: Sequence lengths of :data:`FA3_H100`.
+FA3_SEQ = (512, 1024, 2048, 4096, 8192, 16384)
+
+#: FlashAttention-3 on H100 80GB SXM5, BF16, head dimension 128 (16 heads, batch x sequence = 16k
+#: tokens), TFLOP/s by sequence length (:data:`FA3_SEQ`), read from the bar labels of Shah et al.
+#: 2024 (``shah2024flashattention3``), Fig. 5 (forward pass, without and with the causal mask) and
+#: Fig. 6 (backward pass, without the mask). The FLOPs are FlashAttention's count: ``4 s^2 d`` per
+#: head forward, 2.5x that backward, halved with the causal mask.
+FA3_H100 = {"fwd": (467.0, 565.0, 625.0, 638.0, 646.0, 648.0),
+            "fwd_causal": (292.0, 423.0, 521.0, 579.0, 602.0, 616.0),
+            "bwd": (316.0, 424.0, 501.0, 542.0, 559.0, 561.0)}
+
+#: GPUs priced with :data:`FA3_H100`, and the GPU whose peak scales it (Blackwell keeps Hopper's
+#: fraction of peak, as :func:`~interconnect.parallel.machines.attention_efficiency_of` does).
+_FA3_GPUS = ("H100", "H200", "B200", "GB200")
+
+
+def attention_pass_rates(seq_len, gpu="H100"):
+    """Measured causal fused-attention rates of ``gpu``, forward and backward, FLOP/s.
+
+    The forward rate is FlashAttention-3's with the causal mask (:data:`FA3_H100`, linear in
+    ``log2 s`` between the measured lengths, the end values outside them). The paper measures
+    the backward pass only without the mask; the causal backward rate is taken as the causal
+    forward rate times the unmasked backward/forward ratio at the same length (an assumption).
+    Other GPUs of :data:`_FA3_GPUS` keep H100's fraction of their dense BF16 peak.
+
+    Returns
+    -------
+    (float, float)
+        Forward and backward FLOP/s, FlashAttention's FLOP count (half of ``s^2`` with the mask).
+
+    Examples
+    --------
+    At 4,096 and 8,192 tokens on H100 the backward pass runs 15 % and 13 % slower than the forward:
+
+    >>> [tuple(round(r / 1e12) for r in attention_pass_rates(s)) for s in (4096, 8192)]
+    [(579, 492), (602, 521)]
+    """
+    import numpy as np
+
+    from .._validate import as_count, choice
+    from ..devices import get_gpu
+
+    s = as_count("seq_len", seq_len)
+    key = choice("gpu", getattr(gpu, "name", gpu), list(_FA3_GPUS))
+    x, grid = np.log2(s), np.log2(FA3_SEQ)
+    fwd_c, fwd, bwd = (float(np.interp(x, grid, FA3_H100[k])) for k in ("fwd_causal", "fwd", "bwd"))
+    scale = 1e12 * get_gpu(key).peak_flops / get_gpu("H100").peak_flops
+    return fwd_c * scale, fwd_c * bwd / fwd * scale
+
+
+def _measured_attention(layout, cluster):
+    """Whether the attention core is priced by pass at :func:`attention_pass_rates`: fused attention
+    on a machine preset of a GPU in :data:`_FA3_GPUS` whose ``attention_efficiency`` is the
+    preset's own (an ``attention_efficiency`` set by hand is honoured as given)."""
+    if not layout.flash_attention or cluster.gemm_gpu not in _FA3_GPUS:
+        return False
+    from .machines import attention_efficiency_of
+
+    return cluster.attention_efficiency == attention_efficiency_of(cluster.gemm_gpu)
+
+
 def _attention_core_time(model, layout, cluster):
     """Seconds per iteration of the attention core (``Q K^T``, ``softmax . V``, recomputation
     included) on one GPU of the fullest stage, at the rate :func:`compute_parts` prices it
-    (also where the one-term model folds it into ``linear``)."""
+    (also where the one-term model folds it into ``linear``).
+
+    With :func:`_measured_attention`: the forward pass (twice under full recomputation) at the
+    measured causal forward rate and the backward pass (2.5x the forward FLOPs) at the backward
+    rate, for half of the model's ``s^2`` FLOPs (FlashAttention's causal count; the rates include
+    the diagonal blocks' overhead), the length each rank attends with (``s / cp``)."""
     even = model.layers / layout.pp
     scale = stage_layers(model, layout) / even
+    terms = _flops_by_term(model)
+    if _measured_attention(layout, cluster):
+        fwd_rate, bwd_rate = attention_pass_rates(model.seq_len // layout.cp, cluster.gemm_gpu)
+        fwd = 0.5 * terms["attention"] / 3.0
+        passes = (2.0 if layout.recompute == "full" else 1.0) / fwd_rate + 2.5 / bwd_rate
+        return scale * fwd * passes / layout.n_gpus
     attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
-    attn_hw = _flops_by_term(model)["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
+    attn_hw = terms["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
     return scale * attn_hw / (layout.n_gpus * attn_rate)
 
 

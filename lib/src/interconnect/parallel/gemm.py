@@ -14,7 +14,13 @@ keep it below the datasheet peak:
   ``m n / (waves SMs T_m T_n)`` (NVIDIA, "Matrix Multiplication Background User's Guide",
   sec. "Tile quantization" and "Wave quantization"; Anthony et al. 2024, sec. 3).
 
-Efficiency = ceiling x quantisation, a fraction of the dense 16-bit peak. The tile is
+* the **reduction depth** ``k``: each output tile loops over ``k``; its fixed costs (filling the
+  load pipeline, writing the tile out, the kernel launch) weigh more when the loop is short. The
+  loss is *measured*: OpenXLA's matmul performance table (cuBLAS through XLA, ``b = 1``,
+  ``m = n = 4,096``, ``k`` from 256 to 4,096; :data:`K_DEPTH`), normalised to ``k = 4,096``
+  (:func:`depth_factor`). Hopper and Blackwell only; other GPUs keep a factor of 1.
+
+Efficiency = ceiling x quantisation x depth factor, a fraction of the dense peak. The tile is
 ``128 x 256``, the largest cuBLAS tile for 16-bit inputs in NVIDIA's guide (an assumption:
 cuBLAS picks a tile per shape by heuristics, and split-K or stream-K fill a short last wave
 better than this count assumes, so small GEMMs come out pessimistic).
@@ -23,6 +29,8 @@ References
 ----------
 NVIDIA, "Matrix Multiplication Background User's Guide" (Deep Learning Performance
 documentation), 2023.
+OpenXLA, ``xla/service/gpu/model/matmul_interpolator_data.h`` (``kDefaultMatmulPTable``), 2025:
+measured GEMM FLOP/s by ``(b, m, n, k)`` and data type on ``sm_90`` (H100) and ``sm_100`` (B200).
 Q. Anthony, J. Hatef, D. Narayanan et al., "The Case for Co-Designing Model Architectures
 with Hardware", ICPP 2024 (arXiv:2401.14489), sec. 3 and Fig. 3-6.
 """
@@ -33,8 +41,8 @@ import math
 
 from .._validate import as_count, choice
 
-__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "ceiling_fraction", "gemm_quantisation", "gemm_efficiency",
-           "layer_gemms", "layer_gemm_efficiency"]
+__all__ = ["SMS", "CEILING", "CEILING_FP8", "TILE", "K_GRID", "K_DEPTH", "ceiling_fraction", "gemm_quantisation",
+           "depth_factor", "gemm_efficiency", "training_gemm_efficiency", "layer_gemms", "layer_gemm_efficiency"]
 
 #: Streaming multiprocessors (NVIDIA) or compute units (AMD) per GPU, from the
 #: architecture whitepapers: A100 108 (NVIDIA A100 whitepaper, 2020), H100 SXM5 132 and
@@ -59,6 +67,24 @@ CEILING_FP8 = {"H100": ("h100-sxm-fp8-mamf", "H100"), "H200": ("h200-sxm-fp8-mam
 
 #: Output tile of a 16-bit GEMM, (T_m, T_n) elements: cuBLAS's largest (NVIDIA's guide).
 TILE = (128, 256)
+
+#: Reduction depths ``k`` of :data:`K_DEPTH`.
+K_GRID = (256, 512, 1024, 2048, 4096)
+
+#: Measured GEMM throughput against the reduction depth, TFLOP/s at ``k`` in :data:`K_GRID`, for
+#: ``b = 1``, ``m = n = 4,096``: OpenXLA's default matmul performance table
+#: (``xla/service/gpu/model/matmul_interpolator_data.h``, ``kDefaultMatmulPTable``, read at the
+#: ROCm/xla mirror, commit 63ce2981d3f4; cited as ``openxla_matmul_table``), keyed by
+#: (GPU measured on, dtype). ``"bf16"`` is ``bf16xbf16->bf16``, ``"fp8"`` is
+#: ``f8e4m3fnxf8e4m3fn->bf16``. The table's ``sm_90`` FP8 entries (2,424 TFLOP/s at k = 4,096) exceed
+#: H100's dense FP8 peak (1,979), so they are not used: Hopper FP8 takes the BF16 curve, an
+#: optimistic assumption (on B200 the FP8 curve lies below the BF16 one at every k).
+K_DEPTH = {("H100", "bf16"): (398.6, 551.8, 685.2, 735.6, 780.2),
+           ("B200", "bf16"): (514.7, 805.3, 1075.6, 1277.8, 1416.9),
+           ("B200", "fp8"): (666.9, 1172.1, 1895.4, 2485.0, 2765.0)}
+
+#: The :data:`K_DEPTH` curve each GPU takes: H200 has H100's compute, GB200 B200's.
+_DEPTH_GPU = {"H100": "H100", "H200": "H100", "B200": "B200", "GB200": "B200"}
 
 
 def _gpu_key(gpu):
@@ -147,13 +173,44 @@ def ceiling_fraction(gpu="H100", dtype="bf16"):
     return measurements.get(name).value / peak
 
 
-def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
+def depth_factor(k, gpu="H100", dtype="bf16"):
+    """Measured share of a deep GEMM's throughput that a GEMM of reduction depth ``k`` keeps.
+
+    ``T(k) / T(4096)`` from :data:`K_DEPTH` (``b = 1``, ``m = n = 4,096``), linear in ``log2 k``
+    between the grid points, 1 from ``k = 4,096`` on (the measured ceiling, Bekman's best shape,
+    has ``k`` of 2,048 to 14,336), the ``k = 256`` value below it. 1 for a GPU without a curve
+    (A100, the AMD parts).
+
+    Examples
+    --------
+    H100, BF16: a 768-deep GEMM (Korthikanti's 22B attention projection at 8-way TP) keeps 80 %,
+    a 2,048-deep one 94 %:
+
+    >>> [round(depth_factor(k, "H100"), 3) for k in (768, 2048, 4096, 12288)]
+    [0.807, 0.943, 1.0, 1.0]
+    >>> round(depth_factor(2048, "B200", "fp8"), 3), depth_factor(768, "A100")
+    (0.899, 1.0)
+    """
+    import numpy as np
+
+    k = as_count("k", k)
+    key = _gpu_key(gpu)
+    dtype = choice("dtype", dtype, ["bf16", "fp8"])
+    base = _DEPTH_GPU.get(key)
+    if base is None:
+        return 1.0
+    curve = K_DEPTH.get((base, dtype), K_DEPTH[(base, "bf16")])
+    x = np.log2(np.clip(k, K_GRID[0], K_GRID[-1]))
+    return float(np.interp(x, np.log2(K_GRID), curve) / curve[-1])
+
+
+def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16", depth=True):
     """Fraction of the dense peak a GEMM ``[m, k] x [k, n]`` reaches on ``gpu``.
 
-    ``ceiling x gemm_quantisation(m, n)``: the measured MAMF fraction (:func:`ceiling_fraction`) times
-    the tile and wave quantisation of the output on the GPU's :data:`SMS`. ``k`` does not
-    change the count (each tile loops over it); it is validated and kept for the signature of
-    a GEMM.
+    ``ceiling x gemm_quantisation(m, n) x depth_factor(k)``: the measured MAMF fraction
+    (:func:`ceiling_fraction`) times the tile and wave quantisation of the output on the GPU's
+    :data:`SMS`, times the measured loss of a short reduction (:func:`depth_factor`; 1 on GPUs
+    without a curve, or with ``depth=False``).
 
     Parameters
     ----------
@@ -165,6 +222,8 @@ def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
     dtype : {"bf16", "fp8"}
         ``"fp8"``: a fraction of the dense FP8 peak, with the FP8 ceiling (:data:`CEILING_FP8`;
         H100, H200, B200, GB200) and the same tile.
+    depth : bool
+        Apply :func:`depth_factor` (default).
 
     Returns
     -------
@@ -179,7 +238,34 @@ def gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
     """
     as_count("k", k)
     key = _gpu_key(gpu)
-    return ceiling_fraction(key, dtype) * gemm_quantisation(m, n, SMS[key])
+    eff = ceiling_fraction(key, dtype) * gemm_quantisation(m, n, SMS[key])
+    return eff * depth_factor(k, key, dtype) if depth else eff
+
+
+def training_gemm_efficiency(m, n, k, gpu="H100", dtype="bf16"):
+    """Efficiency of a linear layer's three GEMMs in a training step, FLOP-weighted: the forward
+    ``[m, k] x [k, n]``, the input gradient ``[m, n] x [n, k]`` (reduced over ``n``) and the weight
+    gradient ``[k, m] x [m, n]`` (reduced over the ``m`` tokens), each of ``2 m n k`` FLOPs.
+
+    Each pass keeps the forward pass's tile and wave quantisation (an assumption: cuBLAS picks a
+    tile for each shape, and a fixed-tile count is too crude for the gradients' narrow outputs,
+    where split-K and stream-K kernels run) and takes the measured :func:`depth_factor` of its
+    own reduction: ``ceiling x quantisation(m, n) x 3 / sum(1 / depth(k_i))``, ``k_i`` in
+    ``(k, n, m)``.
+
+    Examples
+    --------
+    Korthikanti's 22B attention projection at 8-way TP on H100, ``[2048, 768] x [768, 6144]``:
+    the forward pass reduces over only 768, its two gradients over 6,144 and 2,048:
+
+    >>> round(gemm_efficiency(2048, 6144, 768, "H100"), 3), round(training_gemm_efficiency(2048, 6144, 768, "H100"), 3)
+    (0.629, 0.708)
+    """
+    base = gemm_efficiency(m, n, k, gpu, dtype, depth=False)
+    depths = [depth_factor(r, gpu, dtype) for r in (k, n, m)]
+    if all(d == 1.0 for d in depths):
+        return base
+    return base * 3.0 / sum(1.0 / d for d in depths)
 
 
 def layer_gemms(model, layout):
@@ -190,8 +276,8 @@ def layer_gemms(model, layout):
     rank ``s / cp`` of it): QKV ``[sb, h] x [h, (a + 2 a_kv) d / t]``, projection
     ``[sb, a d / t] x [a d / t, h]``, MLP up ``[sb, h] x [h, g f / t]`` (``g = 2`` for a
     gated MLP such as SwiGLU) and down ``[sb, f / t] x [f / t, h]``. The backward pass runs
-    two GEMMs of the same sizes per forward one (transposed), counted with the same
-    efficiency.
+    two GEMMs of the same FLOPs per forward one, of other shapes
+    (:func:`training_gemm_efficiency`).
 
     Examples
     --------
@@ -213,8 +299,9 @@ def layer_gemms(model, layout):
 
 
 def layer_gemm_efficiency(model, layout, gpu, dtype="bf16"):
-    """FLOP-weighted efficiency of a layer's linear GEMMs (:func:`layer_gemms`) on ``gpu``:
-    ``sum(F_i) / sum(F_i / e_i)``, so that the layer's GEMM time is ``sum(F_i) / (peak * e)``.
+    """FLOP-weighted efficiency of a layer's linear GEMMs (:func:`layer_gemms`) on ``gpu``, forward
+    and backward (:func:`training_gemm_efficiency` of each): ``sum(F_i) / sum(F_i / e_i)``, so that
+    the layer's GEMM time is ``sum(F_i) / (peak * e)``.
 
     Examples
     --------
@@ -226,5 +313,6 @@ def layer_gemm_efficiency(model, layout, gpu, dtype="bf16"):
     >>> round(layer_gemm_efficiency(gpt, Layout(dp=1, tp=8, pp=1), "A100"), 3)
     0.773
     """
-    work = [(2.0 * m * n * k, gemm_efficiency(m, n, k, gpu, dtype)) for _, m, n, k in layer_gemms(model, layout)]
+    work = [(2.0 * m * n * k, training_gemm_efficiency(m, n, k, gpu, dtype))
+            for _, m, n, k in layer_gemms(model, layout)]
     return sum(f for f, _ in work) / sum(f / e for f, e in work)

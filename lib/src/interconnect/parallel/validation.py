@@ -293,7 +293,12 @@ def bottom_up_table(rows=None):
     """Every validation row priced bottom-up: the 2021-22 DGX A100 rows on
     :func:`~interconnect.parallel.machines.machine` ``("dgx-a100")`` (measured GEMM ceiling,
     quantisation and nccl-tests bus bandwidth, nothing fitted) and the 2024-26 rows on their own
-    machine presets.
+    machine presets. On Hopper and Blackwell the GEMMs also lose the measured share of a short
+    reduction (:func:`~interconnect.parallel.gemm.depth_factor`) and fused attention runs at
+    FlashAttention-3's measured forward and backward rates
+    (:func:`~interconnect.parallel.compute.attention_pass_rates`); every machine preset counts the
+    optimizer step (:func:`~interconnect.parallel.compute.optimizer_bytes`). No constant is fitted
+    to any row.
 
     Returns
     -------
