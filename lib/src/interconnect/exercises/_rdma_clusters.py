@@ -131,7 +131,7 @@ def _rdma_ex_superpod():
 
 # rdma-ex-superpod-oversub: one SU with 2:1 leaves: spines, uplink cables, bisection
 @exercise("rdma-ex-superpod-oversub", CHAPTER, parts=("spines", "uplink_cables", "bisection"),
-          doc="spines, leaf-spine cables and bisection bandwidth (B/s per direction) of superpod(1, oversubscription=2)")
+          doc="spines, leaf-spine cables and bisection (B/s per direction) of superpod(1, oversubscription=2)")
 def _rdma_ex_superpod_oversub():
     g = topology.superpod(1, oversubscription=2)
     inv = topology.inventory(g)
