@@ -114,19 +114,21 @@ def _rdma_ex_nvl72():
 
 
 # rdma-ex-superpod: switches and cables of an 8-SU and a 16-SU DGX SuperPOD
-@exercise("rdma-ex-superpod", CHAPTER, parts=("su8_switches", "su8_cables", "su16_switches", "su16_cables"),
-          doc="InfiniBand switches and compute-fabric cables of topology.superpod(8) and superpod(16)")
+@exercise("rdma-ex-superpod", CHAPTER, parts=("su8_switches", "su8_cables", "su16_switches", "su16_cables_per_gpu"),
+          doc="InfiniBand switches and compute-fabric cables of topology.superpod(8), and switches and cables per GPU "
+              "of superpod(16)")
 def _rdma_ex_superpod():
-    out = {}
-    for s in (8, 16):
-        inv = topology.inventory(topology.superpod(s))
-        out[f"su{s}_switches"] = Answer(inv["switches"], "1", rtol=0, mistakes={
-            "counted leaves only": inv["leaf"]} if inv["leaf"] != inv["switches"] else {})
-        mistakes = {"counted only the node-to-leaf cables": inv["nic-leaf"]}
-        if inv["spine-core"]:
-            mistakes["forgot the spine-core tier of the three-tier design"] = inv["nic-leaf"] + inv["leaf-spine"]
-        out[f"su{s}_cables"] = Answer(inv["cables"], "1", rtol=0, mistakes=mistakes)
-    return out
+    inv8, inv16 = (topology.inventory(topology.superpod(s)) for s in (8, 16))
+    per_gpu = inv16["cables"] / inv16["nic-leaf"]
+    return {
+        "su8_switches": Answer(inv8["switches"], "1", rtol=0, mistakes={"counted leaves only": inv8["leaf"]}),
+        "su8_cables": Answer(inv8["cables"], "1", rtol=0, mistakes={
+            "counted only the node-to-leaf cables": inv8["nic-leaf"]}),
+        "su16_switches": Answer(inv16["switches"], "1", rtol=0, mistakes={
+            "counted leaves only": inv16["leaf"], "forgot the core tier": inv16["leaf"] + inv16["spine"]}),
+        "su16_cables_per_gpu": Answer(per_gpu, "1", rtol=0, mistakes={
+            "forgot the spine-core tier of the three-tier design": 2.0}),
+    }
 
 
 # rdma-ex-superpod-oversub: one SU with 2:1 leaves: spines, uplink cables, bisection
