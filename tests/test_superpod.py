@@ -226,3 +226,49 @@ def test_ecmp_count_rejects_bad_input():
         ecmp_count(g, "h0", "h0")
     with pytest.raises(ValueError, match="not a node"):
         ecmp_count(g, "h0", "nope")
+
+
+# ----------------------------------------------------------------------------------
+# inventory: switches and cables against the RA and the closed forms
+# ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("sus, leaves, spines, cores", [
+    (1, 8, 4, 0), (2, 16, 8, 0), (4, 32, 16, 0), (8, 64, 32, 0), (16, 128, 128, 64), (32, 256, 256, 128),
+])
+def test_inventory_counts_switches_and_cables(sus, leaves, spines, cores):
+    inv = topology.inventory(superpod(sus))
+    gpus_ = 256 * sus
+    assert (inv["leaf"], inv["spine"], inv["core"]) == (leaves, spines, cores)
+    assert inv["switches"] == leaves + spines + cores
+    # non-blocking: one cable per GPU at every tier boundary
+    assert inv["nic-leaf"] == inv["leaf-spine"] == gpus_
+    assert inv["spine-core"] == (gpus_ if cores else 0)
+    assert inv["cables"] == gpus_ * (3 if cores else 2)
+    # every port of every 64-port switch is in use in these RA designs
+    assert inv["switch_ports"] == 64 * inv["switches"]
+
+
+@pytest.mark.parametrize("r", [1, 2, 4])
+def test_inventory_oversubscribed_leaf_has_fewer_uplink_cables(r):
+    inv = topology.inventory(superpod(1, oversubscription=r))
+    assert inv["nic-leaf"] == 256 and inv["leaf-spine"] == 256 // r
+    assert inv["switch_ports"] == inv["nic-leaf"] + 2 * inv["leaf-spine"]
+
+
+def test_inventory_ufm_and_cluster():
+    inv = topology.inventory(superpod(4, ufm=True))
+    assert inv["nic-leaf"] == 127 * 8 and inv["leaf-spine"] == 1024
+    c = topology.inventory(topology.cluster(2, 8, rail_optimized=True))
+    assert c["nic-leaf"] == 16 and c["core"] == 0
+
+
+def test_nvl72_crossbar_equals_the_physical_rack_striped_over_18_chips():
+    """The logical crossbar ``nvswitch(72, "nvlink5")`` a chapter simulates collectives on
+    gives the same AllToAll time as the physical rack with every transfer striped over the 18
+    switch chips (the closed form of test_nvl72_all_to_all_closed_form)."""
+    from interconnect import netsim
+
+    s = 1e9
+    xbar = topology.nvswitch(72, link="nvlink5")
+    assert path_bandwidth(xbar, "gpu0", "gpu71") == 18 * NVLINK5
+    t_x = netsim.simulate(xbar, [(f"gpu{i}", f"gpu{j}", s) for i in range(72) for j in range(72) if i != j]).makespan
+    assert t_x == pytest.approx(71 * s / (18 * NVLINK5) + 0.6e-6, rel=1e-9)

@@ -18,7 +18,7 @@ from interconnect import topology as T  # noqa: E402
 from interconnect import transfer as X  # noqa: E402
 from interconnect.pcie_servers import eight_gpu_server, pcie_allreduce_times  # noqa: E402
 from interconnect.units import GB, GiB, fmt_bandwidth, fmt_time, ms  # noqa: E402
-from interconnect.viz.explorers import nvlink, pcie, physical_links, rdma_clusters, rendering, spec_tables  # noqa: E402
+from interconnect.viz.explorers import nvlink, pcie, physical_links, rdma_clusters, rendering, scale_up, spec_tables  # noqa: E402
 
 MAKERS = {
     "rendering.frame_time_explorer": rendering.frame_time_explorer,
@@ -26,6 +26,7 @@ MAKERS = {
     "physical_links.eye_explorer": physical_links.eye_explorer,
     "pcie.pcie_tree_explorer": pcie.pcie_tree_explorer,
     "nvlink.nvlink_allreduce_explorer": nvlink.nvlink_allreduce_explorer,
+    "scale_up.nvl72_vs_servers_explorer": scale_up.nvl72_vs_servers_explorer,
 }
 
 
@@ -291,3 +292,28 @@ def test_nvlink_explorer_note_shows_the_models_time():
     assert note == (f"{name}\nAllReduce of 1 GiB on 8 GPUs: {fmt_time(t)}\n"
                     f"busbw {fmt_bandwidth(b)} = {100 * b / (450 * GB):.0f} % of {fmt_bandwidth(450 * GB)} per GPU")
     assert "for seven NVLink machines" in ex._alt(ex.defaults)
+
+
+# -- NVLink: one NVL72 rack or nine servers --------------------------------------------
+def test_scale_up_times_are_the_closed_forms_and_the_simulation():
+    from interconnect import netsim
+
+    m = scale_up.rack_and_servers()
+    assert m["rack_path"][0] == 900e9 and m["nic_path"][0] == 50e9  # 18 x 50 GB/s; one NDR port
+    t = scale_up.scale_up_times("allreduce", GiB, m)
+    # ring on 72 GPUs: 2 (p-1)/p n / B + 2 (p-1) alpha
+    assert t["rack"] == pytest.approx(2 * 71 / 72 * GiB / 900e9 + 2 * 71 * 0.6e-6, rel=1e-12)
+    assert t["rack"] == pytest.approx(netsim.simulate_collective(m["rack"], "allreduce", GiB).time, rel=1e-9)
+    sim = netsim.simulate_collective(m["servers"], "allreduce", GiB, ranks=T.gpus(m["servers"])).time
+    assert t["servers"] == pytest.approx(sim, rel=0.01)
+    a = scale_up.scale_up_times("alltoall", GiB, m)
+    assert a["hierarchical"] is None and a["servers"] > 10 * a["rack"]
+    with pytest.raises(ValueError, match="op"):
+        scale_up.scale_up_times("broadcast", GiB, m)
+
+
+def test_nvl72_explorer_note_shows_the_models_times():
+    ex = scale_up.nvl72_vs_servers_explorer()
+    text = "\n".join(_texts(ex.update(op="alltoall", nbytes=GiB)))
+    t = scale_up.scale_up_times("alltoall", GiB)
+    assert f"NVL72 rack: {fmt_time(t['rack'])}" in text and f"best: {fmt_time(t['servers'])}" in text

@@ -193,3 +193,40 @@ def _nvl_ex_physical():
             "kept the full 450 GB/s: without the chip each GPU loses that chip's links": r_log.busbw,
             "reported algbw (n / t), not busbw": deg * algbw})),
     }
+
+
+# nvl-ex-nvl72: ports of one switch chip and one tray, and the rack's bisection per direction
+@exercise("nvl-ex-nvl72", CHAPTER, parts=("chip_ports", "tray_ports", "bisection"),
+          doc="NVLink ports used on one switch chip and on one switch tray of topology.nvl72, and the rack's "
+              "bisection bandwidth in B/s per direction")
+def _nvl_ex_nvl72():
+    rack = T.nvl72(cpus=False)
+    chip = rack.degree("nvsw0")
+    per_tray = chip * rack.graph["switch_chips"] // rack.graph["switch_trays"]
+    bis = T.bisection_bandwidth(rack)
+    return {
+        "chip_ports": Answer(chip, "1", rtol=0, mistakes={"counted a GPU's links, not a chip's ports": 18}),
+        "tray_ports": Answer(per_tray, "1", rtol=0, mistakes={"counted one chip: a tray holds two": chip}),
+        "bisection": Answer(bis, "B/s", mistakes=_distinct(bis, {
+            "added both directions": 2 * bis,
+            "took one route (one link) per GPU, not all 18": bis / 18})),
+    }
+
+
+# nvl-ex-rackvsservers: a 256 MiB AllToAll on 72 GPUs, one NVL72 rack against nine DGX B200
+@exercise("nvl-ex-rackvsservers", CHAPTER, parts=("rack", "servers", "ratio"),
+          doc="simulated time (s) of a direct 256 MiB AllToAll on the NVL72 crossbar and on 9 DGX B200 "
+              "(rack_and_servers), and servers / rack")
+def _nvl_ex_rackvsservers():
+    from ..viz.explorers.scale_up import rack_and_servers
+
+    m = rack_and_servers()
+    t = {k: netsim.simulate_collective(m[k], "alltoall", 256 * MiB, ranks=T.gpus(m[k]), algorithm="direct").time
+         for k in ("rack", "servers")}
+    phys = T.nvl72(cpus=False)
+    one_route = netsim.simulate_collective(phys, "alltoall", 256 * MiB, algorithm="direct").time
+    return {"rack": Answer(t["rack"], "s", mistakes=_distinct(t["rack"], {
+                "simulated the physical nvl72 graph: its single-path routing uses one 50 GB/s link per flow":
+                    one_route})),
+            "servers": Answer(t["servers"], "s"),
+            "ratio": Answer(t["servers"] / t["rack"], "1")}

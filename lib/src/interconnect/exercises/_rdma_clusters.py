@@ -111,3 +111,35 @@ def _rdma_ex_nvl72():
     t = {k: C.hierarchical_allreduce_time(16e9, N, g, nv5.bandwidth, nv5.latency, bx, ax)
          for k, g, N in (("nvl72", 72, 16), ("servers_of_8", 8, 144))}
     return {k: Answer(v, "s") for k, v in t.items()}
+
+
+# rdma-ex-superpod: switches and cables of an 8-SU and a 16-SU DGX SuperPOD
+@exercise("rdma-ex-superpod", CHAPTER, parts=("su8_switches", "su8_cables", "su16_switches", "su16_cables_per_gpu"),
+          doc="InfiniBand switches and compute-fabric cables of topology.superpod(8), and switches and cables per GPU "
+              "of superpod(16)")
+def _rdma_ex_superpod():
+    inv8, inv16 = (topology.inventory(topology.superpod(s)) for s in (8, 16))
+    per_gpu = inv16["cables"] / inv16["nic-leaf"]
+    return {
+        "su8_switches": Answer(inv8["switches"], "1", rtol=0, mistakes={"counted leaves only": inv8["leaf"]}),
+        "su8_cables": Answer(inv8["cables"], "1", rtol=0, mistakes={
+            "counted only the node-to-leaf cables": inv8["nic-leaf"]}),
+        "su16_switches": Answer(inv16["switches"], "1", rtol=0, mistakes={
+            "counted leaves only": inv16["leaf"], "forgot the core tier": inv16["leaf"] + inv16["spine"]}),
+        "su16_cables_per_gpu": Answer(per_gpu, "1", rtol=0, mistakes={
+            "forgot the spine-core tier of the three-tier design": 2.0}),
+    }
+
+
+# rdma-ex-superpod-oversub: one SU with 2:1 leaves: spines, uplink cables, bisection
+@exercise("rdma-ex-superpod-oversub", CHAPTER, parts=("spines", "uplink_cables", "bisection"),
+          doc="spines, leaf-spine cables and bisection (B/s per direction) of superpod(1, oversubscription=2)")
+def _rdma_ex_superpod_oversub():
+    g = topology.superpod(1, oversubscription=2)
+    inv = topology.inventory(g)
+    bis = topology.bisection_bandwidth(g, method="heuristic")
+    return {"spines": Answer(inv["spine"], "1", rtol=0, mistakes={"kept the 1:1 design's spines": 4}),
+            "uplink_cables": Answer(inv["leaf-spine"], "1", rtol=0, mistakes={"kept one uplink per GPU (1:1)": 256}),
+            "bisection": Answer(bis, "B/s", mistakes={
+                "divided by the oversubscription: in one SU the worst cut runs through the leaves, not the spines":
+                    bis / 2, "added both directions": 2 * bis})}

@@ -66,3 +66,37 @@ not_numeric("topo-ex-blast", CHAPTER,
 not_numeric("topo-ex-pxn", CHAPTER, "a path through the cluster and the NIC it uses: compare with the printed route")
 not_numeric("topo-ex-dragonfly", CHAPTER,
             "build a graph by hand and compare a simulation with a closed form: open-ended")
+
+
+# topo-ex-wrap: a 4x4x4 slice with and without wrap-around (OCS loops)
+@exercise("topo-ex-wrap", CHAPTER, parts=("diameter_torus", "diameter_mesh", "bisection_torus", "bisection_mesh"),
+          doc="diameter (hops) and bisection (B/s per direction) of tpu_slice((4, 4, 4)) with and without wrap-around")
+def _topo_ex_wrap():
+    tor, mesh = T.tpu_slice((4, 4, 4)), T.tpu_slice((4, 4, 4), wrap=False)
+    bt, bm = T.bisection_bandwidth(tor), T.bisection_bandwidth(mesh)
+    return {"diameter_torus": Answer(T.diameter(tor), "1", rtol=0, mistakes={"forgot the wrap-around": 9}),
+            "diameter_mesh": Answer(T.diameter(mesh), "1", rtol=0, mistakes={"kept the wrap-around": 6}),
+            "bisection_torus": Answer(bt, "B/s", mistakes={"forgot the wrap-around links of the cut": bm}),
+            "bisection_mesh": Answer(bm, "B/s", mistakes={"counted the wrap-around links a mesh lacks": bt})}
+
+
+# topo-ex-ecmp: equal-cost path counts of the new builders
+_ECMP = {"fat_tree8": ("fat_tree(8), h0 -> h127", lambda: (T.fat_tree(8), "h0", "h127")),
+         "torus44": ("torus((4, 4)), gpu0 -> gpu10", lambda: (T.torus((4, 4)), "gpu0", "gpu10")),
+         "nvl72": ("nvl72(), gpu0 -> gpu71", lambda: (T.nvl72(cpus=False), "gpu0", "gpu71")),
+         "dragonfly": ("dragonfly(), h0 -> h8", lambda: (T.dragonfly(groups=9, routers=4, hosts=2, global_links=2),
+                                                         "h0", "h8"))}
+
+
+@exercise("topo-ex-ecmp", CHAPTER, parts=tuple(_ECMP),
+          doc="topology.ecmp_count for: " + "; ".join(v[0] for v in _ECMP.values()))
+def _topo_ex_ecmp():
+    out = {}
+    for k, (_, build) in _ECMP.items():
+        g, a, b = build()
+        out[k] = Answer(T.ecmp_count(g, a, b), "1", rtol=0)
+    out["fat_tree8"] = Answer(out["fat_tree8"].value, "1", rtol=0,
+                              mistakes={"counted k/2 paths (same pod), not (k/2)^2 across pods": 4})
+    out["torus44"] = Answer(out["torus44"].value, "1", rtol=0,
+                            mistakes={"ignored the wrap-around: each dimension can go either way round": 6})
+    return out

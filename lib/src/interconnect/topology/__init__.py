@@ -98,7 +98,7 @@ from .paths import (
     routing_weight,
     widest_path,
 )
-from .superpod import NVL72_GPUS, NVL72_SWITCH_CHIPS, nvl72, superpod
+from .superpod import NVL72_GPUS, NVL72_SWITCH_CHIPS, inventory, nvl72, superpod
 from .topo_matrix import TOPO_LEGEND, TopoMatrix, topo_matrix
 from .topo_matrix import _pcie_class as _pcie_class  # used by interconnect.transfer
 
@@ -106,7 +106,7 @@ __all__ = [
     "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY",
     "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND", "NVL72_GPUS", "NVL72_SWITCH_CHIPS",
     "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster", "cluster_paths",
-    "superpod", "nvl72",
+    "superpod", "nvl72", "inventory",
     "ASSUMED_LATENCY", "TPU_CUBE", "full_mesh", "xgmi_mesh", "mesh_rings", "gaudi_node", "tpu_slice", "torus_ring",
     "dragonfly", "EightWay", "eight_way_systems",
     "gpus", "endpoints", "path", "all_shortest_paths", "ecmp_count", "path_bandwidth", "path_latency", "widest_path",

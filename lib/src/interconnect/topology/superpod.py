@@ -17,12 +17,66 @@ from .._validate import as_count, as_positive
 from ..links import get_link
 from .build import _edge, nvswitch
 
-__all__ = ["nvl72", "superpod", "NVL72_GPUS", "NVL72_SWITCH_CHIPS"]
+__all__ = ["nvl72", "superpod", "inventory", "NVL72_GPUS", "NVL72_SWITCH_CHIPS"]
 
 #: GPUs in one GB200 NVL72 rack (18 compute trays x 4).
 NVL72_GPUS = 72
 #: NVLink 5 switch chips in one GB200 NVL72 rack (9 switch trays x 2).
 NVL72_SWITCH_CHIPS = 18
+
+
+#: the network tiers, bottom up, in the order :func:`inventory` lists them
+_TIERS = ("nic", "leaf", "spine", "core")
+
+
+def inventory(g):
+    """What a network fabric is built from: its switches per tier and its cables per pair of tiers.
+
+    Counts the nodes of :data:`_TIERS` kinds that are switches (``"leaf"``, ``"spine"``,
+    ``"core"``) and, for every edge between two network tiers (NIC-leaf, leaf-spine,
+    spine-core), its ``count`` of physical links: one cable per port pair, so a bundled
+    leaf-spine trunk of four ports is four cables. Ports are two per cable. NVLink, PCIe and
+    the NVSwitch crossbar inside a node are not counted (they are board traces or in-node
+    cables, not fabric cables).
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        A fabric with ``kind`` on every node, e.g. :func:`superpod` or
+        :func:`interconnect.topology.cluster`.
+
+    Returns
+    -------
+    dict
+        ``{"leaf": n, "spine": n, "core": n, "switches": n, "nic-leaf": cables,
+        "leaf-spine": cables, "spine-core": cables, "cables": total, "switch_ports": n}``;
+        ``switch_ports`` is the number of switch ports in use (each NIC-leaf cable uses one,
+        each cable between switches two).
+
+    Examples
+    --------
+    The RA's 1-SU fabric: 8 leaves and 4 spines, 256 cables from the nodes to the leaves and
+    256 from the leaves to the spines (non-blocking), every one of the 12 switches' 64 ports used:
+
+    >>> inv = inventory(superpod(1))
+    >>> inv["leaf"], inv["spine"], inv["core"], inv["nic-leaf"], inv["leaf-spine"], inv["switch_ports"]
+    (8, 4, 0, 256, 256, 768)
+    """
+    kinds = nx.get_node_attributes(g, "kind")
+    out = {t: sum(1 for k in kinds.values() if k == t) for t in _TIERS[1:]}
+    out["switches"] = sum(out.values())
+    pairs = {(a, b): f"{a}-{b}" for a, b in zip(_TIERS, _TIERS[1:])}
+    for name in pairs.values():
+        out[name] = 0
+    for u, v, d in g.edges(data=True):
+        ku, kv = kinds.get(u), kinds.get(v)
+        if ku in _TIERS and kv in _TIERS:
+            a, b = sorted((ku, kv), key=_TIERS.index)
+            if (a, b) in pairs:
+                out[pairs[a, b]] += int(d.get("count", 1))
+    out["cables"] = sum(out[n] for n in pairs.values())
+    out["switch_ports"] = out["nic-leaf"] + 2 * (out["cables"] - out["nic-leaf"])
+    return out
 
 
 def _smallest_divisor_at_least(n, lo):

@@ -257,8 +257,8 @@ def _draw_labels(ax, g, pos, scale):
                         ha="center", va="bottom", fontsize=MIN_FONT, color="#333333")
 
 
-def _legend(ax, g, families):
-    """Node kinds, edge families and the range of edge widths, right of the axes."""
+def _legend(ax, g, families, where="right"):
+    """Node kinds, edge families and the range of edge widths, right of the axes or below them."""
     from matplotlib.lines import Line2D
 
     from ..units import fmt_bandwidth
@@ -280,8 +280,12 @@ def _legend(ax, g, families):
                               label=f"width: {fmt_bandwidth(min(bws))} .. {fmt_bandwidth(max(bws))}"))
     elif bws:
         handles.append(Line2D([], [], color="none", label=f"every edge {fmt_bandwidth(min(bws))}"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
-              fontsize=MIN_FONT, borderaxespad=0.2)
+    if where == "below":
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), frameon=False,
+                  fontsize=MIN_FONT, borderaxespad=0.2, ncols=min(3, len(handles)))
+    else:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
+                  fontsize=MIN_FONT, borderaxespad=0.2)
 
 
 def _set_limits(ax, g, pos, apexes, pad=0.5):
@@ -298,7 +302,7 @@ def _set_limits(ax, g, pos, apexes, pad=0.5):
     ax.set_axis_off()
 
 
-def draw(g, ax=None, title=None, labels=True):
+def draw(g, ax=None, title=None, labels=True, legend="right"):
     """Draw a topology: nodes by kind, edge width by bandwidth (log), a legend.
 
     Parameters
@@ -312,6 +316,10 @@ def draw(g, ax=None, title=None, labels=True):
         Default ``g.graph["name"]``.
     labels : bool
         Label GPUs (and CPUs / switches in small graphs).
+    legend : {"right", "below"}
+        Where the legend goes: right of the drawing, or below it in up to three columns,
+        which keeps a wide drawing narrow enough for its labels to stay legible at a
+        book's column width.
 
     Returns
     -------
@@ -331,6 +339,8 @@ def draw(g, ax=None, title=None, labels=True):
     """
     from ..plots import use_style
 
+    if legend not in ("right", "below"):
+        raise ValueError(f"legend={legend!r} is not allowed; legend must be 'right' or 'below'")
     use_style()
     pos = layout(g)
     if ax is None:
@@ -341,7 +351,7 @@ def draw(g, ax=None, title=None, labels=True):
     _draw_nodes(ax, g, pos, scale)
     if labels:
         _draw_labels(ax, g, pos, scale)
-    _legend(ax, g, families)
+    _legend(ax, g, families, legend)
     ax.set_title(g.graph.get("name", "topology") if title is None else title)
     _set_limits(ax, g, pos, apexes)
     return ax
