@@ -82,10 +82,14 @@ def test_topology_load_explorer_matches_the_closed_form_on_a_crossbar():
     g = CROSSBAR[0][1]
     bw, lat = T.path_bandwidth(g, "gpu0", "gpu1"), T.path_latency(g, "gpu0", "gpu1")
     closed = float(collectives.collective_time("allreduce", nbytes, 8, bw, lat, "ring"))
-    note = "\n".join(_texts(ex, topology="NVSwitch, 8 GPUs", collective="ring AllReduce"))
-    assert f"simulated: {fmt_time(closed)}" in note
-    assert f"closed form: {fmt_time(closed)}" in note
+    note = ex._readout({"topology": "NVSwitch, 8 GPUs", "collective": "ring AllReduce"})
+    assert f"simulated {fmt_time(closed)}" in note
+    assert f"closed form {fmt_time(closed)}" in note
     assert "simulated / closed form = 1.00" in note
+    # the time axis is linear and fits the frame, so equal times are equal bars
+    ex.update(topology="NVSwitch, 8 GPUs", collective="ring AllReduce")
+    bx = ex.fig.axes[1]
+    assert bx.get_xscale() == "linear" and bx.get_xlim()[1] == pytest.approx(1.25 * closed, rel=1e-3)
 
 
 def test_memory_calculator_shows_the_memory_models():

@@ -97,12 +97,13 @@ def _draw_case(ax, ix, g, cmap):
                               marker=marker, edgecolors="white", linewidths=1.0, zorder=3))
         handles.append(Line2D([], [], ls="", marker=marker, color=col, markersize=8, label=name))
     for n, d in g.nodes(data=True):
-        if d.get("kind") in ("gpu", "host"):
+        # numbers only where the node is drawn large enough to hold legible text
+        if d.get("kind") in ("gpu", "host") and scale >= 0.8:
             art.append(ax.text(pos[n][0], pos[n][1], str(d.get("index", "")), ha="center", va="center",
-                               color="white", fontsize=8 if scale >= 0.8 else 6, fontweight="bold", zorder=4))
-    leg = Legend(ix, handles, [h.get_label() for h in handles], loc="lower left", fontsize=8.5,
-                 frameon=False, ncols=2, bbox_to_anchor=(-0.05, -0.02), handletextpad=0.3,
-                 columnspacing=0.8, title="node kinds", title_fontsize=8.5)
+                               color="white", fontsize=8.5, fontweight="bold", zorder=4))
+    leg = Legend(ix, handles, [h.get_label() for h in handles], loc="upper left", fontsize=9,
+                 frameon=False, ncols=1, bbox_to_anchor=(-0.05, 1.0), handletextpad=0.3,
+                 title="node kinds", title_fontsize=9)
     ix.add_artist(leg)
     art.append(leg)
     return lc, art
@@ -142,9 +143,10 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
     norm = mpl.colors.Normalize(0.0, 1.0)
 
     def make_figure():
+        # 8 in wide, so that the page (about 670 px wide) shows every text at 9 px or more
         plots.use_style()
-        fig = plt.figure(figsize=(10.4, 5.4))
-        gs = fig.add_gridspec(2, 2, width_ratios=(2.5, 1.0), height_ratios=(1.0, 1.45))
+        fig = plt.figure(figsize=(8.0, 5.0))
+        gs = fig.add_gridspec(2, 2, width_ratios=(2.3, 1.0), height_ratios=(1.0, 1.4))
         ax = fig.add_subplot(gs[:, 0])
         bx = fig.add_subplot(gs[0, 1])
         ix = fig.add_subplot(gs[1, 1])
@@ -156,23 +158,22 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
         ix.set_xlim(0, 1)
         ix.set_ylim(0, 1)
         sm = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
-        cb = fig.colorbar(sm, ax=ax, orientation="horizontal", fraction=0.045, pad=0.02, aspect=40)
-        cb.set_label("utilisation of the busier direction over the run (% of per-direction bandwidth)", fontsize=9)
+        cb = fig.colorbar(sm, ax=ax, orientation="horizontal", fraction=0.05, pad=0.02, aspect=30)
+        cb.set_label("busier direction's utilisation (%)", fontsize=9.5)
         cb.set_ticks([0, 0.25, 0.5, 0.75, 1.0], labels=["0", "25", "50", "75", "100"])
+        cb.ax.tick_params(labelsize=9)
 
         groups = {label: _draw_case(ax, ix, g, cmap) for label, g, _ranks, _routing in cases}
-        head = ax.set_title(" ")
+        head = ax.set_title(" ", fontsize=11)
 
-        # time bars on a fixed log axis
-        bars = bx.barh([1, 0], [1e-4, 1e-4], left=1e-5, height=0.6, color=[plots.PALETTE[0], plots.PALETTE[1]])
-        bx.set_xscale("log")
-        bx.set_xlim(1e-4, 1e-1)
+        # time bars on a linear axis rescaled to each frame: the point is their ratio
+        bars = bx.barh([1, 0], [1.0, 1.0], height=0.6, color=[plots.PALETTE[0], plots.PALETTE[1]])
         bx.set_ylim(-0.6, 1.6)
-        bx.set_yticks([1, 0], ["simulated", "closed form"])
-        plots.time_axis(bx, axis="x")
+        bx.set_yticks([1, 0], ["simulated", "closed\nform"])
+        bx.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: fmt_time(v) if v > 0 else "0"))
+        bx.tick_params(labelsize=9)
         bx.set_title("time of the collective", fontsize=10)
         bx.grid(axis="y", visible=False)
-        note = ix.text(0.0, 0.98, "", ha="left", va="top", fontsize=9, transform=ix.transAxes, linespacing=1.45)
 
         def update(topology, collective):
             r = results[topology, collective]
@@ -184,19 +185,22 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
             lc.set_colors(cmap(norm(r["util"])))
             lc.set_linewidths(0.8 + 5.2 * np.clip(r["util"], 0, 1))
             head.set_text(f"{topology}: {collective} of {fmt_bytes(nbytes)}")
-            bars[0].set_width(r["time"] - 1e-5)
-            bars[1].set_width(r["closed"] - 1e-5)
-            u, v = r["bottleneck"] if r["bottleneck"] else ("-", "-")
-            note.set_text(
-                f"{r['p']} ranks, routing: {'seeded ECMP' if r['routing'] == 'ecmp' else 'shortest path'}\n"
-                f"simulated: {fmt_time(r['time'])} (busbw {fmt_bandwidth(r['busbw'])})\n"
-                f"closed form: {fmt_time(r['closed'])}\n"
-                f"   with B = {fmt_bandwidth(r['bw'])}\n"
-                f"simulated / closed form = {r['time'] / r['closed']:.2f}\n"
-                f"busiest link: {u} → {v}, {100 * r['bottleneck_util']:.0f} %")
-            return [*(a for _, art in groups.values() for a in art), head, bars[0], bars[1], note]
+            bars[0].set_width(r["time"])
+            bars[1].set_width(r["closed"])
+            bx.set_xlim(0, 1.25 * max(r["time"], r["closed"]))
+            bx.xaxis.set_major_locator(mpl.ticker.MaxNLocator(3))
+            # no list of changed artists: the time axis rescales, so every frame is drawn whole
 
         return fig, update
+
+    def readout(topology, collective):
+        r = results[topology, collective]
+        u, v = r["bottleneck"] if r["bottleneck"] else ("-", "-")
+        return (f"{topology}, {collective} of {fmt_bytes(nbytes)} on {r['p']} ranks "
+                f"({'seeded ECMP' if r['routing'] == 'ecmp' else 'shortest-path'} routing): "
+                f"simulated {fmt_time(r['time'])} (busbw {fmt_bandwidth(r['busbw'])}), closed form "
+                f"{fmt_time(r['closed'])} with B = {fmt_bandwidth(r['bw'])}; simulated / closed form = "
+                f"{r['time'] / r['closed']:.2f}; busiest link {u} → {v} at {100 * r['bottleneck_util']:.0f} %.")
 
     def alt(topology, collective):
         r = results[topology, collective]
@@ -208,4 +212,4 @@ def topology_load_explorer(nbytes=256 * 2**20, cases=None, collective_names=("ri
         "Link load of a collective on a topology",
         [Param("topology", "topology", tuple(labels), labels[0]),
          Param("collective", "collective", tuple(collective_names), collective_names[0])],
-        make_figure, static=["topology", "collective"], alt=alt)
+        make_figure, static=["topology", "collective"], alt=alt, readout=readout)
