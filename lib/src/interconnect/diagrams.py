@@ -404,12 +404,12 @@ def _wrap(text, width):
     return "\n".join(textwrap.wrap(text, width))
 
 
-def stack_figure(layers=STACK, width=6.0):
+def stack_figure(layers=STACK, width=5.0):
     """Draw the four-layer stack: one box per layer, the wire at the bottom.
 
-    Each box names the layer, what it is made of and what it decides. The text is sized
-    so that the figure, shown 350 px wide (a 390 px phone), keeps its letters at about
-    9 px or more.
+    Each box names the layer, what it is made of and what it decides. No text is under
+    11.5 pt in a 5-inch figure, so shown 310 px wide (a 390 px phone, inside the dark
+    theme's card) its letters stay at 9.5 px or more.
 
     Parameters
     ----------
@@ -514,7 +514,7 @@ def transitive_reduction(prerequisites):
             for pre in prerequisites]
 
 
-def dependency_figure(titles, prerequisites, groups, levels=None, width=5.2):
+def dependency_figure(titles, prerequisites, groups, levels=None, width=5.0):
     """Draw which chapter builds on which: chapters top to bottom in reading order.
 
     Every chapter is a row (a dot and its title) under the heading of its group (part);
@@ -604,7 +604,7 @@ def dependency_figure(titles, prerequisites, groups, levels=None, width=5.2):
 
         handles = [Line2D([], [], marker="o", markersize=8, fillstyle=f, color="#444444", markerfacecoloralt="white",
                           linestyle="none", label=lv) for lv, f in LEVEL_MARKERS.items()]
-        ax.legend(handles=handles, loc="lower right", fontsize=11, title="level", title_fontsize=11, frameon=True)
+        ax.legend(handles=handles, loc="lower right", fontsize=11.5, title="level", title_fontsize=11.5, frameon=True)
     ax.set_xlim(-left - 0.2, -left - 0.2 + 0.98 * width / row)   # one row high = one unit wide
     ax.set_ylim(y + 0.5, 0.6)
     ax.axis("off")
