@@ -46,7 +46,7 @@ LEVELS = ("introductory", "intermediate", "advanced")
 MIN_TAKEAWAYS, MAX_TAKEAWAYS = 3, 5
 
 _H1 = re.compile(r"^# \S")
-_EXERCISES = re.compile(r"^## Exercises\s*$")
+_EXERCISES = re.compile(r"^## Exercises\b")  # "## Exercises" and any suffix a chapter gives it
 _TARGET = re.compile(r"^\([\w:.-]+\)=\s*$")  # a MyST label line, "(label)=", belongs to the heading below it
 
 
