@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import io
 import os
 import pathlib
 import threading
@@ -388,5 +389,95 @@ def test_figure_text_is_legible(browser, server, rel):
         assert not small, f"{rel}: figure text under {MIN_FIGURE_TEXT_PX} px at the default zoom: " + "; ".join(small)
         if rel.startswith(("book/why/", "book/stack/")):
             assert measured, f"{rel}: no figure carries its smallest text size (re-execute the notebook)"
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------------------------------
+# The landing page (book/index, the root) and the cheat sheet
+# ---------------------------------------------------------------------------------------
+
+LANDING = "book/index.html"
+
+# WCAG 2 contrast of every visible text element in the article against what is behind it
+# (the same measure as _EXPLORER_CONTRAST, over the article instead of the explorers; a heading's
+# "#" permalink, which the theme shows faintly until it is hovered, is not text to read)
+_ARTICLE_CONTRAST = _EXPLORER_CONTRAST.replace(
+    "for (const ex of document.querySelectorAll('.ic-explorer')) {",
+    "for (const ex of document.querySelectorAll('.bd-article')) {").replace(
+    "if (el.tagName === 'SCRIPT' || !el.getClientRects().length) continue;",
+    "if (el.tagName === 'SCRIPT' || !el.getClientRects().length || el.closest('.headerlink')) continue;")
+assert _ARTICLE_CONTRAST.count("'.bd-article'") == 1 and ".headerlink" in _ARTICLE_CONTRAST
+
+
+def _landing_links(page):
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article a[href]'))
+        .map(a => a.href).filter(h => h.startsWith(location.origin))""")
+
+
+@pytest.mark.skipif(not (HTML / LANDING).exists(), reason="no landing page in this build")
+def test_landing_page(browser, server):
+    """The front door: the root redirects to it; it shows the stack and the dependency graph, the three
+    reading paths and a link to the cheat sheet; every link on it resolves; its text reads in both themes;
+    at 390 px nothing widens the page."""
+    ctx, page, problems = _open(browser, server, "index.html")
+    try:
+        assert page.url.endswith("/" + LANDING), f"index.html leads to {page.url}, not the landing page"
+        figures = page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article figure img'))
+            .map(i => [i.complete && i.naturalWidth > 0, i.alt.length, i.getBoundingClientRect().width])""")
+        assert len(figures) == 2 and all(ok and alt > 40 and w > 300 for ok, alt, w in figures), figures
+        text = page.inner_text(".bd-article")
+        for role in ("A student", "An engineer", "An instructor"):
+            assert role in text, f"no reading path for {role!r}"
+        links = _landing_links(page)
+        assert any(h.endswith("/book/cheatsheet.html") for h in links), "no link to the cheat sheet"
+        chapters = [p for p in pages() if p.startswith("book/") and p.count("/") >= 2
+                    and not p.startswith(("book/appendix/", "book/classroom/"))]
+        missing = [c for c in chapters if f"{server}/{c}" not in {h.split("#")[0] for h in links}]
+        assert not missing, f"chapters the landing page does not link: {missing}"
+        broken = []
+        for href in sorted(set(links)):
+            url, _, anchor = href.partition("#")
+            r = ctx.request.get(url)
+            if r.status != 200:
+                broken.append(f"{href}: HTTP {r.status}")
+            elif anchor and f'id="{anchor}"' not in r.text():
+                broken.append(f"{href}: no element with id {anchor!r}")
+        assert not broken, f"{LANDING}: links that do not resolve: {broken}"
+        for mode in ("light", "dark"):
+            page.evaluate(f"document.documentElement.dataset.theme = '{mode}'")
+            low = [f"{m['text']!r} {m['ratio']:.2f}:1" for m in page.evaluate(_ARTICLE_CONTRAST) if m["ratio"] < 4.5]
+            assert not low, f"{LANDING}, {mode} mode: text below 4.5:1 contrast: {low[:8]}"
+        assert not problems, "; ".join(problems)
+    finally:
+        ctx.close()
+    ctx, page, problems = _open(browser, server, LANDING, width=390, mode="dark")
+    try:
+        sw, iw = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert sw <= iw, f"{LANDING}: the page is {sw} px wide in a {iw} px viewport"
+        bad = page.evaluate(_PHONE_LAYOUT)
+        assert not bad, f"{LANDING} at 390 px: " + "; ".join(bad[:12])
+        # the figures' smallest text is 11.5 pt at 100 dpi (tests/test_book_map.py): shown at this scale
+        # (the image's width without the dark theme's padding over its natural width) it is at least 9 px
+        scales = page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article figure img')).map(i => {
+            const s = getComputedStyle(i);
+            return (i.getBoundingClientRect().width - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)
+                    - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth)) / i.naturalWidth; })""")
+        small = [round(11.5 / 72 * 100 * k, 1) for k in scales if 11.5 / 72 * 100 * k < 9]
+        assert len(scales) == 2 and not small, f"{LANDING} at 390 px: figure text only {small} px high"
+        assert not problems, "; ".join(problems)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.skipif(not (HTML / "book/cheatsheet.html").exists(), reason="no cheat sheet in this build")
+def test_cheat_sheet_prints_on_one_page(browser, server):
+    ctx, page, problems = _open(browser, server, "book/cheatsheet.html")
+    try:
+        page.emulate_media(media="print")
+        pdf = page.pdf(format="A4", margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"})
+        pages_ = len(pytest.importorskip("pypdf").PdfReader(io.BytesIO(pdf)).pages)
+        assert pages_ == 1, f"the cheat sheet prints on {pages_} A4 pages"
+        assert not problems, "; ".join(problems)
     finally:
         ctx.close()

@@ -145,6 +145,16 @@ def test_the_instructors_page_is_dropped():
         len([c for p in toc["parts"] for c in p["chapters"]]) - 1
 
 
+def test_instructors_only_cells_are_dropped():
+    # the landing page's reading path for instructors links to their page: it must not reach students
+    landing = json.loads((ROOT / "book/index.ipynb").read_text())
+    tagged = [c for c in landing["cells"] if S.INSTRUCTORS_ONLY in c.get("metadata", {}).get("tags", [])]
+    assert tagged and any("classroom/instructors" in json.dumps(c) for c in tagged)  # calibration
+    kept = S.drop_instructor_cells(landing)
+    assert len(kept["cells"]) == len(landing["cells"]) - len(tagged)
+    assert "classroom/instructors" not in json.dumps(kept)
+
+
 def test_the_student_preface_promises_no_solutions():
     text = ("a summary and exercises with solutions. The exercises go from easy to hard; their solutions are "
             "in drop-downs that call the library, so a student can check a number. Chapters are independent.")

@@ -19,7 +19,8 @@ Usage::
   variants, ``describe`` prints the student's own numbers first); for the others a
   Markdown cell to write in;
 * the instructors' page (``book/classroom/``) is gone, with its entry in the table of
-  contents and the preface's link to it, and the preface no longer promises solutions;
+  contents, the preface's link to it and the cells tagged ``instructors-only`` (the landing
+  page's reading path for instructors), and the preface no longer promises solutions;
 * ``_config.yml`` turns on sphinx-exercise's ``hide_solutions`` (a second guard) and does
   not re-execute the notebooks: they keep the outputs committed with them.
 
@@ -269,6 +270,16 @@ def add_answer_cells(nb, parts_of=None, varied=()):
 
 # ---- the edition -----------------------------------------------------------------------
 
+#: Cells with this tag are for the reader's edition only: the student edition drops them (the
+#: landing page's reading path for instructors, which links to the instructors' page).
+INSTRUCTORS_ONLY = "instructors-only"
+
+
+def drop_instructor_cells(nb):
+    """``nb`` without the cells tagged :data:`INSTRUCTORS_ONLY`."""
+    return {**nb, "cells": [c for c in nb["cells"] if INSTRUCTORS_ONLY not in c.get("metadata", {}).get("tags", [])]}
+
+
 def drop_instructors(toc, preface):
     """The table of contents and the preface without the instructors' page."""
     parts = []
@@ -321,7 +332,7 @@ def make(outdir):
     n_sol = 0
     for path in sorted((outdir / "book").rglob("*.ipynb")):
         nb = json.loads(path.read_text())
-        stripped, removed = strip_solutions(nb)
+        stripped, removed = strip_solutions(drop_instructor_cells(nb))
         n_sol += sum(1 for r in removed if r.lstrip().startswith("```{solution-start}"))
         out = add_answer_cells(render_glue(stripped, str(path.relative_to(outdir))), varied=varied)
         path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")

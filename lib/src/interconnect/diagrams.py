@@ -1,4 +1,5 @@
-"""Diagrams of what each collective does: who holds which piece, before and after.
+"""Diagrams of what each collective does: who holds which piece, before and after;
+and the book's map (the four-layer stack, the chapter-dependency graph).
 
 Every rank's buffer is drawn as a row of ``p`` chunk blocks (one block per ``n / p``
 bytes of the full vector). A chunk is a :class:`Chunk`: the ranks whose data it holds
@@ -47,6 +48,7 @@ from .plots import PALETTE, use_style
 __all__ = [
     "Chunk", "NAMES", "MAX_RANKS", "collective_state", "collective_diagram", "all_collectives_figure",
     "ring_allreduce_schedule", "ring_allreduce_steps",
+    "STACK", "LEVEL_MARKERS", "stack_figure", "transitive_reduction", "dependency_figure",
 ]
 
 #: Display names of the operations, in the order of :data:`interconnect.collectives.OPS`.
@@ -373,4 +375,239 @@ def ring_allreduce_steps(p=4):
     ax.set_title(f"Ring AllReduce on {p} ranks: {2 * (p - 1)} steps, each rank sends one chunk of n/{p} per step",
                  fontsize=12, fontweight="bold")
     fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# The book's map: the four-layer stack and the chapter-dependency graph (landing page)
+# ---------------------------------------------------------------------------------------
+
+#: The four layers, from the wire up: ``(name, what it is made of, what it decides)``.
+STACK = (
+    ("Physical links", "slots, connectors, bridges, SerDes lanes, copper and optics",
+     "the bandwidth of one link and the quality of its signal"),
+    ("Switching and topology", "point-to-point links, switch chips, rings, tori, fat trees",
+     "the path between two GPUs, the bandwidth a group shares, how far a failure reaches"),
+    ("Protocols and semantics", "peer-to-peer copies, RDMA, coherence, multicast, in-network reduction",
+     "how the bytes get there, and how many copies they take"),
+    ("Software stack", "drivers, topology discovery, collective libraries (NCCL), training and inference frameworks",
+     "how close a job comes to what the layers below allow"),
+)
+
+#: Marker of each level in :func:`dependency_figure`: open, half-filled, filled circle.
+LEVEL_MARKERS = {"introductory": "none", "intermediate": "bottom", "advanced": "full"}
+
+
+def _wrap(text, width):
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def stack_figure(layers=STACK, width=5.0):
+    """Draw the four-layer stack: one box per layer, the wire at the bottom.
+
+    Each box names the layer, what it is made of and what it decides. No text is under
+    11.5 pt in a 5-inch figure, so shown 310 px wide (a 390 px phone, inside the dark
+    theme's card) its letters stay at 9.5 px or more.
+
+    Parameters
+    ----------
+    layers : sequence of (str, str, str)
+        ``(name, made of, decides)`` from the bottom layer up; default :data:`STACK`.
+    width : float
+        Figure width in inches, 4 to 10.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes; its texts are the layers' names and descriptions.
+
+    Raises
+    ------
+    ValueError
+        For no layers, a layer that is not three strings, or a width outside 4..10.
+
+    Examples
+    --------
+    >>> fig = stack_figure()
+    >>> [t.get_text() for t in fig.axes[0].texts if t.get_fontweight() == "bold"][:2]
+    ['1  Physical links', '2  Switching and topology']
+    >>> plt.close(fig)
+    """
+    layers = tuple(layers)
+    if not layers or any(len(layer) != 3 or not all(isinstance(s, str) for s in layer) for layer in layers):
+        raise ValueError(f"layers={layers!r}: expected one or more (name, made of, decides) string triples")
+    if not 4.0 <= float(width) <= 10.0:
+        raise ValueError(f"width={width} is out of range; width must be between 4 and 10 inches")
+    use_style()
+    chars = int(width * 9.5)  # characters per line at 11.5 pt
+    wrapped = [(name, _wrap(made, chars), _wrap("Decides " + decides + ".", chars)) for name, made, decides in layers]
+    heights = [0.62 + 0.2 * (made.count("\n") + dec.count("\n") + 2) for _, made, dec in wrapped]
+    gap = 0.12
+    total = sum(heights) + gap * (len(layers) - 1)
+    fig, ax = plt.subplots(figsize=(width, total + 0.75))
+    y = 0.0
+    boxes = []
+    for k, ((name, made, dec), h) in enumerate(zip(wrapped, heights)):
+        colour = PALETTE[k % len(PALETTE)]
+        ax.add_patch(Rectangle((0.0, y), width - 0.5, h, facecolor=colour, alpha=0.16, edgecolor=colour,
+                               linewidth=2.0))
+        ax.add_patch(Rectangle((0.0, y), 0.09, h, facecolor=colour, edgecolor="none"))
+        top = y + h - 0.14
+        ax.text(0.22, top, f"{k + 1}  {name}", ha="left", va="top", fontsize=14, fontweight="bold", color="#111111")
+        ax.text(0.22, top - 0.42, made, ha="left", va="top", fontsize=11.5, color="#111111", linespacing=1.25)
+        ax.text(0.22, top - 0.42 - 0.2 * (made.count("\n") + 1) - 0.06, dec, ha="left", va="top", fontsize=11.5,
+                style="italic", color="#333333", linespacing=1.25)
+        boxes.append((y, h))
+        y += h + gap
+    # an arrow up the right edge: each layer is built on the one below
+    ax.add_patch(FancyArrowPatch((width - 0.25, 0.05), (width - 0.25, y - gap - 0.05), arrowstyle="-|>",
+                                 mutation_scale=16, color="#444444", linewidth=1.4))
+    ax.text(width - 0.12, (y - gap) / 2, "each layer builds on the one below", rotation=90, ha="center", va="center",
+            fontsize=11.5, color="#333333")
+    ax.set_xlim(-0.05, width)
+    ax.set_ylim(-0.05, y - gap + 0.05)
+    ax.axis("off")
+    ax.set_title("The four-layer stack of GPU interconnect", fontsize=14, fontweight="bold", loc="left")
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - 0.55 / (total + 0.75))
+    return fig
+
+
+def transitive_reduction(prerequisites):
+    """Drop every prerequisite that another prerequisite already implies.
+
+    Parameters
+    ----------
+    prerequisites : sequence of sequence of int
+        ``prerequisites[i]`` are the indices of the nodes node ``i`` needs; each must be
+        smaller than ``i`` (nodes in reading order).
+
+    Returns
+    -------
+    list of tuple of int
+        For each node, the prerequisites not reachable through another prerequisite, sorted.
+
+    Raises
+    ------
+    ValueError
+        For an index that is not smaller than its node's.
+
+    Examples
+    --------
+    >>> transitive_reduction([[], [0], [0, 1], [2, 0]])
+    [(), (0,), (1,), (2,)]
+    """
+    prerequisites = [tuple(int(j) for j in pre) for pre in prerequisites]
+    for i, pre in enumerate(prerequisites):
+        bad = [j for j in pre if not 0 <= j < i]
+        if bad:
+            raise ValueError(f"prerequisites[{i}]={list(pre)}: every prerequisite must be a node before it "
+                             f"(0 <= j < {i}); got {bad}")
+    ancestors = []
+    for pre in prerequisites:
+        a = set(pre)
+        for j in pre:
+            a |= ancestors[j]
+        ancestors.append(a)
+    return [tuple(sorted(j for j in pre if not any(j in ancestors[k] for k in pre if k != j)))
+            for pre in prerequisites]
+
+
+def dependency_figure(titles, prerequisites, groups, levels=None, width=5.0):
+    """Draw which chapter builds on which: chapters top to bottom in reading order.
+
+    Every chapter is a row (a dot and its title) under the heading of its group (part);
+    an arc on the left runs from each prerequisite down to the chapter that needs it, so
+    every arc points down the page. Only prerequisites that no other prerequisite
+    implies are drawn (:func:`transitive_reduction`). The dot's fill gives the level.
+
+    Parameters
+    ----------
+    titles : sequence of str
+        Chapter titles in reading order.
+    prerequisites : sequence of sequence of int
+        For each chapter, the indices of the chapters it needs (each before it).
+    groups : sequence of str
+        Each chapter's group (part); chapters of a group must be consecutive.
+    levels : sequence of str, optional
+        Each chapter's level, a key of :data:`LEVEL_MARKERS`.
+    width : float
+        Figure width in inches, 4 to 10.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        For lengths that differ, a prerequisite that is not earlier, a group split in two,
+        an unknown level or a width outside 4..10.
+
+    Examples
+    --------
+    >>> fig = dependency_figure(["A", "B", "C"], [[], [0], [0, 1]], ["one", "one", "two"])
+    >>> len(fig.axes[0].patches)   # arcs A-B and B-C; A-C is implied
+    2
+    >>> plt.close(fig)
+    """
+    titles, groups = list(titles), list(groups)
+    n = len(titles)
+    if len(prerequisites) != n or len(groups) != n or (levels is not None and len(levels) != n):
+        raise ValueError(f"titles, prerequisites, groups and levels must have the same length; got {n} titles, "
+                         f"{len(prerequisites)} prerequisites, {len(groups)} groups"
+                         + ("" if levels is None else f", {len(levels)} levels"))
+    if not 4.0 <= float(width) <= 10.0:
+        raise ValueError(f"width={width} is out of range; width must be between 4 and 10 inches")
+    reduced = transitive_reduction(prerequisites)
+    order = list(dict.fromkeys(groups))
+    if [g for i, g in enumerate(groups) if i == 0 or groups[i - 1] != g] != order:
+        raise ValueError(f"groups={groups}: the chapters of a group must be consecutive")
+    if levels is not None:
+        for lv in levels:
+            choice("level", lv, tuple(LEVEL_MARKERS))
+    use_style()
+    row = 0.34  # inches per row
+    ys, y = [], 0.0
+    heads = []
+    for i, g in enumerate(groups):
+        if i == 0 or groups[i - 1] != g:
+            y -= 1.0 if i else 0.0
+            heads.append((y, g))
+            y -= 1.0
+        ys.append(y)
+        y -= 1.0
+    rows = -y
+    fig, ax = plt.subplots(figsize=(width, row * rows + 0.7))
+    from matplotlib.path import Path
+
+    span = max((i - j for i, pre in enumerate(reduced) for j in pre), default=1)
+    left = 1.8  # room for the arcs left of the dots, in rows
+    for hy, g in heads:
+        ax.text(0.0, hy, g, ha="left", va="center", fontsize=12, fontweight="bold", color="#111111")
+    colour_of = {g: PALETTE[k % len(PALETTE)] for k, g in enumerate(order)}
+    for i, pre in enumerate(reduced):
+        for j in pre:
+            bulge = 2 * (0.25 + (left - 0.35) * (i - j) / span)   # a quadratic curve reaches half its control point
+            path = Path([(0.0, ys[j]), (-bulge, (ys[i] + ys[j]) / 2), (0.0, ys[i])],
+                        [Path.MOVETO, Path.CURVE3, Path.CURVE3])
+            ax.add_patch(FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=9, color=colour_of[groups[j]],
+                                         linewidth=1.1, alpha=0.85, shrinkA=4, shrinkB=4))
+    for i, (t, g) in enumerate(zip(titles, groups)):
+        fill = "full" if levels is None else LEVEL_MARKERS[levels[i]]
+        ax.plot([0.0], [ys[i]], marker="o", markersize=8, fillstyle=fill, color=colour_of[g],
+                markeredgecolor=colour_of[g], markerfacecoloralt="white", linestyle="none")
+        ax.text(0.35, ys[i], t, ha="left", va="center", fontsize=12, color="#111111")
+    if levels is not None:
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", markersize=8, fillstyle=f, color="#444444", markerfacecoloralt="white",
+                          linestyle="none", label=lv) for lv, f in LEVEL_MARKERS.items()]
+        ax.legend(handles=handles, loc="lower right", fontsize=11.5, title="level", title_fontsize=11.5, frameon=True)
+    ax.set_xlim(-left - 0.2, -left - 0.2 + 0.98 * width / row)   # one row high = one unit wide
+    ax.set_ylim(y + 0.5, 0.6)
+    ax.axis("off")
+    ax.set_title("Which chapter builds on which", fontsize=14, fontweight="bold", loc="left")
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.005, top=1 - 0.5 / (row * rows + 0.7))
     return fig
