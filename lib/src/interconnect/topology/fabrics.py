@@ -45,6 +45,13 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
     oversubscription : float
         ``r >= 1``.
 
+    Every edge carries half the link's latency (the switch-chip convention of
+    :mod:`interconnect.topology`): the catalog's network latency is end-to-end over one hop
+    through the fabric (host, NIC, one switch, NIC, host; NCCL's 2.7 us), so two hosts under
+    one edge switch are one latency apart, and each further switch-to-switch link adds half
+    of one (no per-switch figure on that basis is published; this charges a switch
+    traversal like a host link, an upper bound).
+
     Returns
     -------
     networkx.Graph
@@ -74,6 +81,7 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
     if r < 1:
         raise ValueError(f"oversubscription={oversubscription!r} is not allowed; it must be >= 1")
     name, bw, lat = _resolve(link, bandwidth, latency)
+    lat = lat / 2
     h = k // 2
     g = nx.Graph(name=f"{k}-ary fat tree ({k ** 3 // 4} hosts, {_label(name)}"
                       + (f", {r:g}:1 oversubscribed)" if r != 1 else ")"),
@@ -121,9 +129,15 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
       under one PCIe switch, as in DGX H100, so GPUDirect RDMA's same-root-complex
       condition holds). Its bandwidth is the lower of the PCIe link
       (``gpu_nic_link``, default PCIe 5.0 x16, 63.0 GB/s) and the NIC rate (NDR, 50
-      GB/s): 50 GB/s by default. ``link`` names the PCIe link; latency is the PCIe
-      latency. CPUs and host memory are not in the graph (see
-      :func:`interconnect.transfer.bounce_buffer` for host staging).
+      GB/s): 50 GB/s by default. ``link`` names the PCIe link. CPUs and host memory are
+      not in the graph (see :func:`interconnect.transfer.bounce_buffer` for host staging).
+    * **Latency.** The NIC's catalog latency is end-to-end over one hop through the
+      fabric, GPU to GPU through both NICs and one switch (NCCL's network value, 2.7 us;
+      :data:`interconnect.links.LATENCY_BASIS`). So the GPU-NIC edge carries none (its PCIe
+      hop is inside that figure), each NIC-leaf edge half of it, and a same-rail path
+      ``gpu-nic-leaf-nic-gpu`` sums to exactly one network latency. A leaf-spine edge also
+      carries half: no per-switch figure on that basis is published, so a detour through
+      a spine costs one more network latency, an upper bound.
     * **Rails.** ``rail_optimized=True``: leaf ``i`` (``"leaf<i>"``) connects NIC ``i``
       of every node, so same-index GPUs of different nodes are one leaf apart.
       ``False``: one top-of-rack leaf per node connects all its NICs.
@@ -231,7 +245,7 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
             g.add_node(pre + "gpu0", kind="gpu", index=0, node=j, pos=(x0, 3.0))
         for i in range(gpn):
             g.add_node(f"{pre}nic{i}", kind="nic", index=i, node=j, pos=(x0 + i, 2.2))
-            _edge(g, f"{pre}gpu{i}", f"{pre}nic{i}", gn_bw, pcie_rec.latency, pcie_rec.name)
+            _edge(g, f"{pre}gpu{i}", f"{pre}nic{i}", gn_bw, 0.0, pcie_rec.name)   # inside the NIC's figure
     total_w = nn * block - 1.5
 
     def _row(count, y, prefix, kind):
@@ -244,10 +258,10 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
     for j in range(nn):
         for i in range(gpn):
             leaf = f"leaf{i}" if rail_optimized else f"leaf{j}"
-            _edge(g, f"n{j}.nic{i}", leaf, nic_bw, nic_rec.latency, nic_rec.name)
+            _edge(g, f"n{j}.nic{i}", leaf, nic_bw, nic_rec.latency / 2, nic_rec.name)
     for l_ in range(nleaves):
         for s in range(nsp):
-            _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, nic_rec.latency, t_link, t_count)
+            _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, nic_rec.latency / 2, t_link, t_count)
     return g
 
 
