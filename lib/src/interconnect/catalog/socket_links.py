@@ -23,8 +23,8 @@ Conventions
 References
 ----------
 HP, "Intel QuickPath architecture" technology brief (QPI: 2 bytes per transfer per direction).
-Intel ARK: Xeon E5-2698 v4 (2 QPI links, 9.6 GT/s), Xeon Platinum 8168 (3 UPI links,
-10.4 GT/s), Xeon Platinum 8480+ (4 UPI links, 16 GT/s).
+Intel ARK (``intel_ark_xeon`` in the book's references): Xeon E5-2698 v4 (2 QPI links,
+9.6 GT/s), Xeon Platinum 8168 (3 UPI links), Xeon Platinum 8480+ (4 UPI links, 16 GT/s).
 AMD, ROCm documentation, "AMD Instinct MI100 microarchitecture" (2P EPYC: three Infinity
 Fabric links, up to 18 GT/s) and "AMD Instinct MI250 microarchitecture" (16-wide link, two
 bytes per transaction).
@@ -99,7 +99,8 @@ _LINKS = (
            "Intel ARK, Xeon E5-2698 v4: 2 QPI links, 9.6 GT/s",
            "The DGX-1's two E5-2698 v4 are joined by both links (topology.dgx1_hybrid_cube_mesh)."),
     _intel("upi-10.4", "Intel UPI 10.4 GT/s", "Xeon Platinum 8168 (Skylake-SP, DGX-2)", 10.4, 3, 2017,
-           "Intel ARK, Xeon Platinum 8168: 3 UPI links, 10.4 GT/s",
+           "Intel ARK, Xeon Platinum 8168: 3 UPI links; 10.4 GT/s is Skylake-SP's UPI rate "
+           "(the ARK scrape read leaves the speed empty)",
            "Xeon Gold 5100-series parts have 2 links; Platinum and Gold 6100 have 3."),
     _intel("upi2-16", "Intel UPI 2.0 16 GT/s", "Xeon Platinum 8480+/8480C (Sapphire Rapids, DGX H100)",
            16.0, 4, 2023,
