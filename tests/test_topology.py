@@ -419,3 +419,22 @@ def test_draw_returns_axes(build):
     assert ax.get_title() == "t"
     assert ax.get_legend() is not None
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("nic", ["ib-hdr", "ib-ndr", "eth-400g"])
+def test_network_paths_cost_one_end_to_end_network_latency(nic):
+    """The catalog's network latency is GPU to GPU through one switch (NCCL's hwLat[NET]):
+    a same-rail path sums to exactly it; crossing to another rail on NVLink first adds one
+    NVLink latency; a detour through a spine adds two switch-to-switch edges."""
+    net, nv = get_link(nic).latency, get_link("nvlink4").latency
+    g = T.cluster(2, nic=nic)
+    assert T.path_latency(g, "n0.gpu0", "n1.gpu0") == pytest.approx(net, rel=1e-12)
+    assert T.path(g, "n0.gpu0", "n1.gpu3")[:3] == ["n0.gpu0", "n0.nvsw0", "n0.gpu3"]   # PXN, source side
+    assert T.path_latency(g, "n0.gpu0", "n1.gpu3") == pytest.approx(net + nv, rel=1e-12)
+    assert T.cluster_paths(nic)[3] == pytest.approx(net, rel=1e-12)
+    tor = T.cluster(2, nic=nic, rail_optimized=False)
+    hop = (net - 2 * get_link("pcie5x16").latency) / 2
+    assert T.path_latency(tor, "n0.gpu0", "n1.gpu0") == pytest.approx(net + 2 * hop, rel=1e-12)
+    ft = T.fat_tree(4, link=nic)
+    assert T.path_latency(ft, "h0", "h1") == pytest.approx(net, rel=1e-12)        # one edge switch
+    assert T.path_latency(ft, "h0", "h15") == pytest.approx(3 * net, rel=1e-12)   # up to the core and back

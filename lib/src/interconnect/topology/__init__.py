@@ -33,9 +33,11 @@ except that an edge between a device and a *switch chip* (PCIe switch, NVSwitch)
 half of it, so a device-switch-device hop costs what one direct link costs and a switch
 adds no latency of its own (PCIe switches and NVSwitch are cut-through; their
 port-to-port latency is a small part of an end-to-end latency). Networks follow the same
-rule: a NIC-switch edge carries half the network latency and the GPU-NIC edge none (the
-network figure is GPU to GPU), so GPU to GPU through one switch costs one network
-latency; switch-to-switch edges carry half as well (:func:`cluster`, :func:`fat_tree`).
+rule: the network figure is GPU to GPU, so :func:`cluster` splits it over the path (the
+GPU-NIC edges keep the PCIe latency, the two NIC-switch edges share the rest) and GPU to
+GPU through one switch costs exactly one network latency; a switch-to-switch edge costs
+as much as a NIC-switch edge. In :func:`fat_tree` every edge carries half the link's
+latency, so two hosts under one switch are one latency apart.
 The socket link's latency is a placeholder (:data:`SOCKET_LINK_LATENCY`).
 
 References

@@ -133,11 +133,12 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
       not in the graph (see :func:`interconnect.transfer.bounce_buffer` for host staging).
     * **Latency.** The NIC's catalog latency is end-to-end over one hop through the
       fabric, GPU to GPU through both NICs and one switch (NCCL's network value, 2.7 us;
-      :data:`interconnect.links.LATENCY_BASIS`). So the GPU-NIC edge carries none (its PCIe
-      hop is inside that figure), each NIC-leaf edge half of it, and a same-rail path
-      ``gpu-nic-leaf-nic-gpu`` sums to exactly one network latency. A leaf-spine edge also
-      carries half: no per-switch figure on that basis is published, so a detour through
-      a spine costs one more network latency, an upper bound.
+      :data:`interconnect.links.LATENCY_BASIS`). It is split over the path so that a
+      same-rail path ``gpu-nic-leaf-nic-gpu`` sums to exactly one network latency: each
+      GPU-NIC edge keeps the PCIe latency (1.0 us), and the rest (0.7 us) is shared by
+      the two NIC-leaf edges (0.35 us each). A leaf-spine edge carries the same 0.35 us:
+      no per-switch figure on the catalog's basis is published, so a switch-to-switch
+      hop is charged like a NIC-switch one, a modelling choice.
     * **Rails.** ``rail_optimized=True``: leaf ``i`` (``"leaf<i>"``) connects NIC ``i``
       of every node, so same-index GPUs of different nodes are one leaf apart.
       ``False``: one top-of-rack leaf per node connects all its NICs.
@@ -206,6 +207,9 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
     pcie_rec = get_link(gpu_nic_link)
     nic_bw = nic_rec.bandwidth
     gn_bw = min(pcie_rec.bandwidth, nic_bw)
+    # the end-to-end network latency split over gpu-nic-leaf-nic-gpu (see Latency above)
+    gn_lat = min(pcie_rec.latency, nic_rec.latency / 2)
+    hop_lat = (nic_rec.latency - 2 * gn_lat) / 2
     down = nn if rail_optimized else gpn
     nleaves = gpn if rail_optimized else nn
     if spines is None:
@@ -245,7 +249,7 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
             g.add_node(pre + "gpu0", kind="gpu", index=0, node=j, pos=(x0, 3.0))
         for i in range(gpn):
             g.add_node(f"{pre}nic{i}", kind="nic", index=i, node=j, pos=(x0 + i, 2.2))
-            _edge(g, f"{pre}gpu{i}", f"{pre}nic{i}", gn_bw, 0.0, pcie_rec.name)   # inside the NIC's figure
+            _edge(g, f"{pre}gpu{i}", f"{pre}nic{i}", gn_bw, gn_lat, pcie_rec.name)
     total_w = nn * block - 1.5
 
     def _row(count, y, prefix, kind):
@@ -258,10 +262,10 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
     for j in range(nn):
         for i in range(gpn):
             leaf = f"leaf{i}" if rail_optimized else f"leaf{j}"
-            _edge(g, f"n{j}.nic{i}", leaf, nic_bw, nic_rec.latency / 2, nic_rec.name)
+            _edge(g, f"n{j}.nic{i}", leaf, nic_bw, hop_lat, nic_rec.name)
     for l_ in range(nleaves):
         for s in range(nsp):
-            _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, nic_rec.latency / 2, t_link, t_count)
+            _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, hop_lat, t_link, t_count)
     return g
 
 
