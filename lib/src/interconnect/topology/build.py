@@ -189,7 +189,7 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
         Physical socket links between each pair of sockets (the edge's ``count``), >= 1;
         default the ``socket_link`` record's count, else 1.
     socket_link : str, optional
-        A socket-link record (:func:`interconnect.catalog.socket_links.get_socket_link`)
+        A socket-link record (``interconnect.catalog.socket_links.get_socket_link``)
         giving the bandwidth per link and the number of links.
     switch_levels : int
         1 (switches directly under the root complex) or 2 (each socket's switches

@@ -34,6 +34,13 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
     above) and the aggregation tier stays 1:1; host-to-host bisection is
     ``(k^3/8) b / r``.
 
+    Every edge carries half the link's latency (the switch-chip convention of
+    :mod:`interconnect.topology`): the catalog's network latency is end-to-end over one hop
+    through the fabric (host, NIC, one switch, NIC, host; NCCL's 2.7 us), so two hosts under
+    one edge switch are one latency apart, and each further switch-to-switch link adds half
+    of one (no per-switch figure on that basis is published; this charges a switch
+    traversal like a host link, an upper bound).
+
     Parameters
     ----------
     k : int
@@ -44,13 +51,6 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
         Overrides of the catalog link (bytes/s per direction, s).
     oversubscription : float
         ``r >= 1``.
-
-    Every edge carries half the link's latency (the switch-chip convention of
-    :mod:`interconnect.topology`): the catalog's network latency is end-to-end over one hop
-    through the fabric (host, NIC, one switch, NIC, host; NCCL's 2.7 us), so two hosts under
-    one edge switch are one latency apart, and each further switch-to-switch link adds half
-    of one (no per-switch figure on that basis is published; this charges a switch
-    traversal like a host link, an upper bound).
 
     Returns
     -------
