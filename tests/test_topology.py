@@ -438,3 +438,12 @@ def test_network_paths_cost_one_end_to_end_network_latency(nic):
     ft = T.fat_tree(4, link=nic)
     assert T.path_latency(ft, "h0", "h1") == pytest.approx(net, rel=1e-12)        # one edge switch
     assert T.path_latency(ft, "h0", "h15") == pytest.approx(3 * net, rel=1e-12)   # up to the core and back
+
+
+def test_superpod_network_path_is_one_end_to_end_network_latency():
+    """Same convention as cluster(): GPU -> PCIe switch -> NIC -> leaf -> NIC -> GPU on one rail
+    of one SU sums to the NIC's end-to-end latency (NCCL's 2.7 us)."""
+    g = T.superpod(1, nodes_per_su=2, radix=16)
+    assert T.path(g, "n0.gpu0", "n1.gpu0") == ["n0.gpu0", "n0.sw0", "n0.nic0", "leaf0.0", "n1.nic0", "n1.sw0",
+                                               "n1.gpu0"]
+    assert T.path_latency(g, "n0.gpu0", "n1.gpu0") == pytest.approx(get_link("ib-ndr").latency, rel=1e-12)
