@@ -219,7 +219,9 @@ def test_golden_values_of_the_model_before_cp(row):
     (The machine presets' element-wise accounting and the causal attention core, and with them the
     totals, changed afterwards on purpose: ``compute._bottom_up_elementwise_bytes`` and
     ``_causal_fraction``; those fields are not compared.)"""
-    model, cluster = catalog.models.get(row["model"]), M.machine(row["cluster"])
+    # the rows were stored when the catalog's InfiniBand latency was a per-port 0.6 us (now NCCL's
+    # end-to-end 2.7 us): the input is pinned to what it was, so the test still guards the model
+    model, cluster = catalog.models.get(row["model"]), replace(M.machine(row["cluster"]), inter_latency=0.6e-6)
     lay = Layout(**row["layout"])
     got = step_time(model, lay, cluster)
     # the attention core now counts a causal kernel's skipped blocks; on Hopper and Blackwell the GEMMs

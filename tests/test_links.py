@@ -316,7 +316,8 @@ def test_bridges():
     for name in ("sli", "sli-hb", "crossfire"):
         link = get_link(name)
         assert link.raw_bandwidth is None
-        assert "UNCERTAIN" in link.notes or "placeholder" in link.notes
+        assert "UNCERTAIN" in link.notes or "Year 2005 = CrossFire launch" in link.notes
+        assert link.latency_basis == "unpublished" and "not published on the catalog's basis" in link.notes
     assert get_link("sli").year == 2004 and get_link("sli-hb").year == 2016
     assert get_link("crossfire").year == 2005 and get_link("crossfire-xdma").year == 2013
 
@@ -352,9 +353,10 @@ def test_ib_monotonic():
     assert [l.name for l in ib] == [f"ib-{r}" for r in IB]
     assert all(a.bandwidth < b.bandwidth for a, b in zip(ib, ib[1:]))
     assert all(a.year < b.year for a, b in zip(ib, ib[1:]))
-    # switch/adapter latencies as tabulated (ml-engineering: EDR 0.5 us, HDR 0.6 us)
-    assert get_link("ib-edr").latency == pytest.approx(0.5e-6)
-    assert get_link("ib-hdr").latency == pytest.approx(0.6e-6)
+    # one basis: every rate carries NCCL's network value (hwLat[NET][Ring][LL] = 2.7 us);
+    # the per-port figures (ml-engineering: EDR 0.5 us, HDR 0.6 us) are only quoted in notes
+    assert {l.latency for l in ib} == {2.7e-6}
+    assert "0.5 us for EDR and 0.6 us for HDR" in get_link("ib-edr").notes
 
 
 # -------------------------------------------------------------------------- Ethernet
@@ -380,6 +382,32 @@ def test_latency_model_values():
     assert get_link("pcie5x16").latency == pytest.approx(1.0e-6)
     assert get_link("eth-400g").latency == pytest.approx(2.7e-6)
     assert get_link("nvlink4").latency < get_link("pcie4x16").latency < get_link("eth-100g").latency
+
+
+def test_latency_values_are_nccls_ported_table():
+    """One number, one place: the catalog's values are NCCL's hwLat[link][Ring][LL], the same
+    numbers as the full table ported in collectives.nccl_graphs (which sits above the catalog)."""
+    from interconnect.collectives.nccl_graphs import _LL, _RING, CONSTANTS
+
+    hw = CONSTANTS["hw_latency_us"]
+    assert get_link("nvlink3-link").latency == pytest.approx(hw["nvlink"][_RING][_LL] * 1e-6, rel=1e-15)
+    assert get_link("pcie4x16").latency == pytest.approx(hw["pci"][_RING][_LL] * 1e-6, rel=1e-15)
+    for name in ("ib-ndr", "ib-sdr", "eth-400g"):
+        assert get_link(name).latency == pytest.approx(hw["net"][_RING][_LL] * 1e-6, rel=1e-15)
+
+
+def test_one_latency_basis_for_every_fabric():
+    """InfiniBand and RoCE Ethernet are both NCCL's NET: the same small-message latency, no
+    longer 4.5x apart; a network hop costs more than a PCIe hop, which costs more than NVLink."""
+    assert get_link("ib-ndr").latency == get_link("eth-400g").latency
+    assert get_link("ib-ndr").latency / get_link("nvlink4").latency == pytest.approx(4.5)
+    by_basis = {}
+    for link in ALL:
+        by_basis.setdefault(link.latency_basis, set()).add(link.family)
+    assert set(by_basis) == {"model", "unpublished"}
+    assert by_basis["model"] >= {"PCIe", "NVLink", "InfiniBand", "Ethernet"}
+    assert by_basis["unpublished"] <= {"PCI", "SLI", "CrossFire"}
+    assert "end-to-end" in links_mod.LATENCY_BASIS and "one hop" in links_mod.LATENCY_BASIS
 
 
 # ------------------------------------------------------------------------ validation

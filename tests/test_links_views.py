@@ -111,15 +111,12 @@ def test_every_entry_has_a_structured_latency_basis_that_its_notes_agree_with():
         assert link.latency_label, link.name
         notes = link.notes
         if link.latency_basis == "model":
-            assert "NCCL's model value" in notes and "hwLat" in notes, link.name
-        elif link.latency_basis == "unpublished":
-            assert "NO published figure" in notes or "Latency: NOT published" in notes, link.name
-            assert "NCCL's model value" not in notes, link.name
-        elif link.latency_basis == "spec":
-            assert "adapter figure" in notes and "not an end-to-end measurement" in notes, link.name
-            assert "NOT published" not in notes and "NO published" not in notes, link.name
-        if "NO published figure" in notes or "Latency: NOT published" in notes:
+            assert "NCCL's hwLat[" in notes and "catalog's one basis" in notes, link.name
+            assert link.latency_label.startswith("end-to-end"), link.name
+        else:
             assert link.latency_basis == "unpublished", link.name
+            assert "not published on the catalog's basis" in notes and "stand-in" in notes, link.name
+        assert "UNVERIFIED" not in notes and "UNVERIFIED" not in link.source, link.name
 
 
 def test_latency_basis_is_validated():
@@ -131,9 +128,8 @@ def test_latency_basis_is_validated():
 def test_latency_basis_is_known_for_every_entry():
     bases = {r["name"]: r["latency_basis"] for r in links.table()}
     assert "see notes" not in bases.values()
-    assert bases["pcie4x16"].startswith("NCCL model value")
-    assert bases["sli"].startswith("placeholder")
-    assert bases["ib-ndr"].startswith("not published")
+    assert bases["pcie4x16"] == bases["ib-ndr"] == bases["nvlink4"] == "end-to-end, NCCL model (hwLat, ring LL)"
+    assert bases["sli"].startswith("not published") and bases["agp-8x"].startswith("not published")
 
 
 # --------------------------------------------------------------------- timeline

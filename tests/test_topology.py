@@ -233,6 +233,54 @@ def test_pcie_tree_defaults_upi():
     g = T.pcie_tree(socket_links=2)
     assert g.edges["cpu0", "cpu1"]["bandwidth"] == pytest.approx(2 * 20.8 * GB)
     assert T.UPI_BANDWIDTH == pytest.approx(10.4e9 * 2)
+    d = T.pcie_tree().edges["cpu0", "cpu1"]         # default: one UPI link, a lower bound
+    assert (d["count"], d["bandwidth"], d["socket_link"]) == (1, T.UPI_BANDWIDTH, "")
+
+
+@pytest.mark.parametrize("name,gts,links,per_link", [
+    ("qpi-9.6", 9.6, 2, 19.2),     # Intel ARK E5-2698 v4: 2 QPI links; 2 bytes per transfer
+    ("upi-10.4", 10.4, 3, 20.8),   # Intel ARK Platinum 8168: 3 UPI links
+    ("upi2-16", 16.0, 4, 32.0),    # Intel ARK Platinum 8480+: 4 UPI 2.0 links at 16 GT/s
+    ("xgmi-rome", 18.0, 3, 36.0),  # AMD ROCm MI100 docs: 2P EPYC, 3 links, 18 GT/s, x16, 2 B/transfer
+])
+def test_socket_links_real_counts(name, gts, links, per_link):
+    from interconnect.catalog.socket_links import get_socket_link
+
+    rec = get_socket_link(name)
+    assert rec.transfer_rate == pytest.approx(gts * 1e9) and rec.links == links
+    assert rec.bandwidth == pytest.approx(per_link * GB, rel=1e-12)
+    assert rec.bandwidth == pytest.approx(rec.transfer_rate * 2, rel=1e-12)   # 16 data lanes, 2 bytes
+    assert rec.total_bandwidth == pytest.approx(links * per_link * GB, rel=1e-12)
+    g = T.pcie_tree(2, 2, 2, socket_link=name)
+    e = g.edges["cpu0", "cpu1"]
+    assert (e["count"], e["socket_link"]) == (links, name)
+    assert e["bandwidth"] == pytest.approx(links * per_link * GB, rel=1e-12)
+    assert f"{links} x " in g.graph["socket_link"]
+    # an explicit count overrides the record's
+    assert T.pcie_tree(2, 2, 2, socket_link=name, socket_links=1).edges["cpu0", "cpu1"]["count"] == 1
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(socket_link="upi-99"), "socket link"), (dict(socket_link=3), "name="),
+    (dict(socket_links=0), "socket_links"), (dict(socket_link="upi2-16", socket_links=0), "socket_links"),
+    (dict(socket_link_bandwidth=0.0), "socket_link_bandwidth"),
+])
+def test_pcie_tree_bad_socket_links(kw, match):
+    with pytest.raises(ValueError, match=match):
+        T.pcie_tree(**kw)
+
+
+def test_hgx_h100_host_socket_link_does_not_bind():
+    """Four UPI 2.0 links (128 GB/s per direction) are twice a PCIe 5.0 x16 GPU link, so a
+    cross-socket path is as wide as a same-socket one, as p2pBandwidthLatencyTest's flat
+    P2P=Disabled matrix on HGX H100 shows (NVIDIA/nccl #1264)."""
+    from interconnect.pcie_servers import hgx_h100_host
+
+    g = hgx_h100_host()
+    assert T.path_bandwidth(g, "gpu0", "gpu4") == T.path_bandwidth(g, "gpu0", "gpu1") == get_link("pcie5x16").bandwidth
+    assert T.topo_matrix(g).label("gpu0", "gpu4") == "SYS"
+    one = hgx_h100_host(socket_links=1)
+    assert T.path_bandwidth(one, "gpu0", "gpu4") == pytest.approx(32 * GB)
 
 
 # ------------------------------------------------------------------------ fat tree
@@ -372,3 +420,31 @@ def test_draw_returns_axes(build):
     assert ax.get_title() == "t"
     assert ax.get_legend() is not None
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("nic", ["ib-hdr", "ib-ndr", "eth-400g"])
+def test_network_paths_cost_one_end_to_end_network_latency(nic):
+    """The catalog's network latency is GPU to GPU through one switch (NCCL's hwLat[NET]):
+    a same-rail path sums to exactly it; crossing to another rail on NVLink first adds one
+    NVLink latency; a detour through a spine adds two switch-to-switch edges."""
+    net, nv = get_link(nic).latency, get_link("nvlink4").latency
+    g = T.cluster(2, nic=nic)
+    assert T.path_latency(g, "n0.gpu0", "n1.gpu0") == pytest.approx(net, rel=1e-12)
+    assert T.path(g, "n0.gpu0", "n1.gpu3")[:3] == ["n0.gpu0", "n0.nvsw0", "n0.gpu3"]   # PXN, source side
+    assert T.path_latency(g, "n0.gpu0", "n1.gpu3") == pytest.approx(net + nv, rel=1e-12)
+    assert T.cluster_paths(nic)[3] == pytest.approx(net, rel=1e-12)
+    tor = T.cluster(2, nic=nic, rail_optimized=False)
+    hop = (net - 2 * get_link("pcie5x16").latency) / 2
+    assert T.path_latency(tor, "n0.gpu0", "n1.gpu0") == pytest.approx(net + 2 * hop, rel=1e-12)
+    ft = T.fat_tree(4, link=nic)
+    assert T.path_latency(ft, "h0", "h1") == pytest.approx(net, rel=1e-12)        # one edge switch
+    assert T.path_latency(ft, "h0", "h15") == pytest.approx(3 * net, rel=1e-12)   # up to the core and back
+
+
+def test_superpod_network_path_is_one_end_to_end_network_latency():
+    """Same convention as cluster(): GPU -> PCIe switch -> NIC -> leaf -> NIC -> GPU on one rail
+    of one SU sums to the NIC's end-to-end latency (NCCL's 2.7 us)."""
+    g = T.superpod(1, nodes_per_su=2, radix=16)
+    assert T.path(g, "n0.gpu0", "n1.gpu0") == ["n0.gpu0", "n0.sw0", "n0.nic0", "leaf0.0", "n1.nic0", "n1.sw0",
+                                               "n1.gpu0"]
+    assert T.path_latency(g, "n0.gpu0", "n1.gpu0") == pytest.approx(get_link("ib-ndr").latency, rel=1e-12)

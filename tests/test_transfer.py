@@ -150,3 +150,65 @@ def test_steps_are_structured_and_their_kinds_name_what_they_are():
     assert all(s.kind in X.STEP_KINDS for s in staged.steps)
     with pytest.raises(AttributeError):
         staged.steps[0].seconds = 0.0
+
+
+# --------------------------------------------------- host staging: the steady-state pipeline
+def test_host_staged_steady_state_closed_form():
+    """chunks=None: T = L1 + L2 + n / min(B1, B2, mem/2): the slower leg, not the sum."""
+    g = T.pcie_tree(1, 4, 2, gpu_link="pcie5x16", uplink="pcie5x16", socket_link="upi2-16")
+    mem = 307.2 * GB
+    t = X.host_staged_copy(g, "gpu0", "gpu4", BIG, host_memory_bandwidth=mem, chunks=None)
+    l1 = T.path_latency(g, ["gpu0", "sw0", "cpu0"])
+    l2 = T.path_latency(g, ["cpu0", "cpu1", "sw4", "gpu4"])
+    leg = min(get_link("pcie5x16").bandwidth, 4 * 32 * GB, mem / 2)
+    assert leg == get_link("pcie5x16").bandwidth
+    assert t.time == pytest.approx(l1 + l2 + BIG / leg, rel=1e-12)
+    assert [s.kind for s in t.steps] == ["latency", "stream"]
+    _steps_sum(t)
+    # half the host memory bandwidth binds when it is the narrowest
+    slow = X.host_staged_copy(g, "gpu0", "gpu4", BIG, host_memory_bandwidth=60 * GB, chunks=None)
+    assert slow.time == pytest.approx(l1 + l2 + BIG / (30 * GB), rel=1e-12)
+
+
+@FAST
+@given(n=st.floats(1e3, 1e11), chunks=st.integers(1, 256))
+def test_host_staged_steady_state_is_the_chunked_limit(n, chunks):
+    """With the latencies set to zero the chunked pipeline, n (c+1) / (c B), falls to the
+    steady state n / B from above as the chunk count grows; with latencies it is never
+    faster than the steady state."""
+    g0 = T.pcie_tree(4, 1, 2, socket_link_latency=0.0)
+    for u, v in g0.edges:
+        g0.edges[u, v]["latency"] = 0.0
+    steady = X.host_staged_copy(g0, "gpu0", "gpu4", n, chunks=None).time
+    piped = X.host_staged_copy(g0, "gpu0", "gpu4", n, chunks=chunks).time
+    assert piped == pytest.approx(steady * (chunks + 1) / chunks, rel=1e-9)
+    real = X.host_staged_copy(PCIE, "gpu0", "gpu4", n, chunks=chunks).time
+    assert real >= X.host_staged_copy(PCIE, "gpu0", "gpu4", n, chunks=None).time * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "many"])
+def test_host_staged_bad_chunks(bad):
+    with pytest.raises(ValueError, match="chunks"):
+        X.host_staged_copy(PCIE, "gpu0", "gpu4", BIG, chunks=bad)
+
+
+def test_staged_copy_check_against_hgx_h100():
+    """HGX H100, GPU0 -> GPU4 with peer access off: 37.06 GB/s measured (NVIDIA/nccl #1264).
+    The models: one UPI link in sequence 1/(1/63.0 + 1/20.8) = 15.6 GB/s; four UPI 2.0 links
+    in sequence 63.0 / 2 = 31.5 GB/s; pipelined, the PCIe 5.0 x16 leg, 63.0 GB/s."""
+    from interconnect.catalog import measurements
+    from interconnect.pcie_servers import staged_copy_check
+
+    pcie5 = get_link("pcie5x16").bandwidth
+    meas = measurements.get("h100-p2p-disabled-uni-cross-socket").value
+    assert meas == 37.06 * GB
+    one, seq, piped = staged_copy_check(1e12)          # latencies negligible
+    assert one.bandwidth == pytest.approx(1 / (1 / pcie5 + 1 / (20.8 * GB)), rel=1e-6)
+    assert seq.bandwidth == pytest.approx(pcie5 / 2, rel=1e-6)
+    assert piped.bandwidth == pytest.approx(pcie5, rel=1e-6)
+    for c in (one, seq, piped):
+        assert c.measured == meas and c.error == pytest.approx(c.bandwidth / meas - 1)
+    # the measurement lies between the sequential and the pipelined model
+    assert seq.bandwidth < meas < piped.bandwidth
+    with pytest.raises(ValueError, match="nbytes"):
+        staged_copy_check(0)

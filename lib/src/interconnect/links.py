@@ -18,7 +18,9 @@ Examples
 >>> get_link("nvlink4").latency_basis, get_link("sli").latency_basis
 ('model', 'unpublished')
 >>> table("Ethernet")[0]["latency_basis"]
-'NCCL model value (hwLat)'
+'end-to-end, NCCL model (hwLat, ring LL)'
+>>> get_link("ib-ndr").latency == get_link("eth-400g").latency     # one basis: NCCL's NET value
+True
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .catalog.link_tables import table
 from .catalog.links import (
     FAMILIES,
     LATENCY_BASES,
+    LATENCY_BASIS,
     PCIE6_FLIT,
     Growth,
     Link,
@@ -42,8 +45,8 @@ from .catalog.links import (
 if TYPE_CHECKING:  # a lazy attribute, see __getattr__
     from .viz.history import plot_timeline
 
-__all__ = ["Link", "get_link", "catalog", "families", "FAMILIES", "LATENCY_BASES", "PCIE6_FLIT",
-           "table", "plot_timeline", "Growth", "growth", "newest"]
+__all__ = ["Link", "get_link", "catalog", "families", "FAMILIES", "LATENCY_BASES", "LATENCY_BASIS",
+           "PCIE6_FLIT", "table", "plot_timeline", "Growth", "growth", "newest"]
 
 
 def __getattr__(name):

@@ -1,4 +1,4 @@
-"""Eight-GPU PCIe servers: the machines of the chapter "PCIe" and their AllReduce times.
+"""Eight-GPU PCIe servers: the machines of the chapter "PCIe", their AllReduce times and host staging.
 
 A small module of presets on :func:`interconnect.topology.pcie_tree` and of the schedules
 the chapter compares on them. (It sits beside :mod:`interconnect.topology` and
@@ -7,12 +7,17 @@ the chapter compares on them. (It sits beside :mod:`interconnect.topology` and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from . import collectives as C
 from . import netsim
 from . import topology as T
+from . import transfer as X
+from .catalog import measurements
 from .links import get_link
 
-__all__ = ["INTERLEAVED_RANKS", "eight_gpu_server", "pcie_allreduce_times"]
+__all__ = ["INTERLEAVED_RANKS", "eight_gpu_server", "pcie_allreduce_times", "hgx_h100_host",
+           "StagedCheck", "staged_copy_check"]
 
 #: Ranks alternating between the two sockets of an 8-GPU server (GPU0, GPU4, GPU1, ...):
 #: a careless rank placement, in which every ring hop crosses the socket link.
@@ -87,3 +92,89 @@ def pcie_allreduce_times(g, nbytes=2e9, interleave=INTERLEAVED_RANKS):
                                                         algorithm="ring").time,
         "Rabenseifner": netsim.simulate_collective(g, "allreduce", nbytes, ranks=gp, algorithm="rabenseifner").time,
     }
+
+
+def hgx_h100_host(socket_link="upi2-16", socket_links=None):
+    """The PCIe side of an 8 x H100 SXM server (HGX/DGX H100): what host staging crosses.
+
+    Two Sapphire Rapids sockets joined by their four UPI 2.0 links (``"upi2-16"``,
+    :mod:`interconnect.catalog.socket_links`), four GPUs under each socket, each GPU on its
+    own PCIe 5.0 x16 link behind a PCIe switch with an x16 uplink
+    (``pcie_tree(1, 4, 2, ...)``; the switch is the one a GPU shares with its NIC, ``PIX``
+    in ``nvidia-smi topo -m``; NICs and NVLink are not in this graph).
+
+    Parameters
+    ----------
+    socket_link : str
+        Socket-link record (default ``"upi2-16"``).
+    socket_links : int, optional
+        Links between the sockets (default the record's count, 4).
+
+    Returns
+    -------
+    networkx.Graph
+
+    Examples
+    --------
+    >>> g = hgx_h100_host()
+    >>> g.edges["cpu0", "cpu1"]["count"], round(T.path_bandwidth(g, "gpu0", "gpu4") / 1e9, 2)   # GB/s
+    (4, 63.02)
+    """
+    return T.pcie_tree(1, 4, 2, gpu_link="pcie5x16", uplink="pcie5x16", socket_link=socket_link,
+                       socket_links=socket_links)
+
+
+class StagedCheck(NamedTuple):
+    """One model of a host-staged copy against a measurement (:func:`staged_copy_check`)."""
+
+    model: str          #: what is modelled, in words
+    bandwidth: float    #: modelled effective bandwidth, bytes/s per direction
+    measured: float     #: the measurement, bytes/s per direction
+    error: float        #: bandwidth / measured - 1
+
+
+def staged_copy_check(nbytes=1e9):
+    """A cross-socket GPU-to-GPU copy on an HGX H100 with peer access off: models against the measurement.
+
+    The measurement is p2pBandwidthLatencyTest's "Unidirectional P2P=Disabled" figure for
+    GPU0 to GPU4 on an 8 x H100 SXM server (NVIDIA/nccl issue #1264,
+    ``measurements.get("h100-p2p-disabled-uni-cross-socket")``; every pair of that matrix,
+    same socket or not, reads 36-38 GB/s). Three models, each
+    :func:`interconnect.transfer.host_staged_copy` with DDR5 host memory:
+
+    * one UPI link at 10.4 GT/s, two copies in sequence (the earlier default tree);
+    * the real four UPI 2.0 links (:func:`hgx_h100_host`), two copies in sequence;
+    * the real links, the copies pipelined as the driver stages them (``chunks=None``):
+      the bytes at the slower leg, one PCIe 5.0 x16 link.
+
+    Nothing is fitted; the errors are reported as they come out.
+
+    Parameters
+    ----------
+    nbytes : float
+        Bytes copied (> 0); the latencies are negligible from a few MB on.
+
+    Returns
+    -------
+    list of StagedCheck
+
+    Examples
+    --------
+    >>> [(round(c.bandwidth / 1e9, 1), round(c.error, 2)) for c in staged_copy_check()]
+    [(15.6, -0.58), (31.5, -0.15), (63.0, 0.7)]
+    """
+    from ._validate import as_positive
+
+    n = float(as_positive("nbytes", nbytes, "bytes"))
+    meas = measurements.get("h100-p2p-disabled-uni-cross-socket").value
+    mem = X.HOST_MEMORY_BANDWIDTH_DDR5
+    one_upi = T.pcie_tree(1, 4, 2, gpu_link="pcie5x16", uplink="pcie5x16")
+    real = hgx_h100_host()
+    rows = [("one UPI 10.4 GT/s link, D2H then H2D", one_upi, 1),
+            ("four UPI 2.0 links, D2H then H2D", real, 1),
+            ("four UPI 2.0 links, pipelined (driver staging)", real, None)]
+    out = []
+    for label, g, chunks in rows:
+        bw = X.host_staged_copy(g, "gpu0", "gpu4", n, host_memory_bandwidth=mem, chunks=chunks).bandwidth
+        out.append(StagedCheck(label, bw, meas, bw / meas - 1.0))
+    return out

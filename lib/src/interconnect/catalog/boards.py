@@ -171,10 +171,11 @@ _DUAL_BOARDS = (
                 "8+6-pin); HD 7970 250 W maximum board power: AMD table quoted by Legit Reviews"),
         notes=("The 7990 uses the GHz Edition's Tahiti XT2 bin, so it is compared with the "
                "7970 GHz Edition (boost 1050 MHz). Against the original HD 7970 (925 MHz, "
-               "also 250 W) the 7990 is clocked higher. AnandTech's own spec table (base "
-               "950 MHz?) was not readable in stored copies: the 7990 base clock is "
-               "UNVERIFIED. TechSpot measured its power as 'virtually identical to that of "
-               "two 7970 GHz Edition cards' and found it throttles after its thermal limit "
+               "also 250 W) the 7990 is clocked higher. Only the boost clocks are compared "
+               "(1000 MHz, Legit Reviews); the 7990's base clock is not used, since the one "
+               "source found that may list it, AnandTech's spec table, could not be read here. "
+               "TechSpot measured its power as 'virtually identical to that of two 7970 GHz "
+               "Edition cards' and found it throttles after its thermal limit "
                "(Tom's Hardware R9 295X2 review p.14).")),
     DualGPUBoard(
         name="r9-295x2", label="AMD Radeon R9 295X2", single_label="Radeon R9 290X",
@@ -189,10 +190,11 @@ _DUAL_BOARDS = (
                 "R9 290X 'up to 1000 MHz': DigitalVersus R9 290X test and pcmasters.de (AMD "
                 "slide: 8+6-pin, 'Boardpower maximal 300 Watt'); Tom's Hardware R9 295X2 p.14 "
                 "(specially binned GPUs)"),
-        notes=("UNVERIFIED: AMD did not publish a typical board power for the R9 290X in the "
-               "sources found ('AMD doesn't say exactly where that lies', DigitalVersus); "
-               "300 W is the slide figure reported by pcmasters.de and equals the 8+6-pin "
-               "connector ceiling. The 295X2 is the exception that proves the rule: liquid "
+        notes=("Not published by AMD as a typical board power: 'AMD doesn't say exactly "
+               "where that lies' (DigitalVersus). 300 W is the maximum board power of AMD's "
+               "launch slide as reported by pcmasters.de ('Boardpower maximal 300 Watt'), and "
+               "equals the 8+6-pin connector ceiling, so it is compared as a maximum. The 295X2 "
+               "is the exception that proves the rule: liquid "
                "cooling let it run 1.8 % *faster* than a single air-cooled 290X, at 500 W, "
                "125 W above the 375 W its two 8-pin connectors are specified for (AMD asks "
                "for 28 A per 8-pin rail).")),

@@ -15,34 +15,52 @@ from fractions import Fraction
 from ..units import GB, MB, us
 
 # ----------------------------------------------------------------------------------
-# Latency figures (one-way), each with its basis
+# Latency: one basis for every link
 # ----------------------------------------------------------------------------------
+#: What every ``Link.latency`` of the catalog is (the one basis of the catalog).
+LATENCY_BASIS = (
+    "end-to-end latency of one small message over one hop of the link or fabric, one way, "
+    "software plus wire, as a collective library sees it (GPU memory to GPU memory; for a "
+    "network, through the NICs and one switch)")
 NCCL_TUNING = ("NVIDIA/nccl src/graph/tuning.cc hwLat table, commit 5067397 "
                 "(https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc)")
-#: NCCL hwLat, Ring algorithm, LL protocol (us). Model values, not wire latencies.
+# NCCL's hwLat[NVLINK | PCI | NET][Ring][LL] (us): the latency NCCL's tuning model charges
+# for one step of a ring in its low-latency protocol, i.e. one small message over one hop
+# of that link type, software included. The same numbers are ported, with the whole
+# table, in interconnect.collectives.nccl_graphs.CONSTANTS["hw_latency_us"] (a layer above
+# the catalog, so not importable here); tests/test_link_latency.py checks that they agree.
 LAT_NVLINK = 0.6 * us
 LAT_PCIE = 1.0 * us
 LAT_NET = 2.7 * us
 
 LAT_PCIE_NOTE = (
-    "Latency: 1.0 us is NCCL's model value for one LL-protocol step over PCIe "
-    f"(hwLat[PCI][Ring][LL] in {NCCL_TUNING}); a model value, not a measured wire "
-    "latency, and the same for every generation and width.")
+    "Latency: 1.0 us, NCCL's hwLat[PCI][Ring][LL], the latency its tuning model charges "
+    f"for one small message over one PCIe hop, software included ({NCCL_TUNING}). On "
+    "the catalog's one basis (end-to-end, one hop, per message); NCCL uses one value for "
+    "every PCIe generation and width.")
 LAT_NVLINK_NOTE = (
-    "Latency: 0.6 us is NCCL's model value for one LL-protocol step over NVLink "
-    f"(hwLat[NVLINK][Ring][LL] in {NCCL_TUNING}; older NCCL releases used 0.4-0.5 us); "
-    "a model value, not a measured wire latency.")
-LAT_PLACEHOLDER_NOTE = (
-    "Latency: NO published figure was found; 1 us is an order-of-magnitude "
-    "placeholder (NCCL's PCIe model value) so the field is positive. Do not quote it.")
+    "Latency: 0.6 us, NCCL's hwLat[NVLINK][Ring][LL], the latency its tuning model charges "
+    f"for one small message over one NVLink hop, software included ({NCCL_TUNING}; older "
+    "NCCL releases used 0.4-0.5 us). On the catalog's one basis (end-to-end, one hop, per "
+    "message); NCCL uses one value for every NVLink generation.")
+LAT_NET_NOTE = (
+    "Latency: 2.7 us, NCCL's hwLat[NET][Ring][LL], the latency its tuning model charges "
+    "for one small message between two GPUs of different machines (GPU, NIC, one switch, "
+    f"NIC, GPU), software included ({NCCL_TUNING}). NCCL uses the same value for "
+    "InfiniBand and RoCE Ethernet and for every rate, so on the catalog's one basis the two "
+    "fabrics have the same small-message latency. Host-to-host verbs benchmarks (perftest "
+    "ib_write_lat/ib_send_lat, half the round trip) report lower numbers because they "
+    "leave out the GPU side of the software.")
+LAT_UNPUBLISHED_NOTE = (
+    "Latency: not published on the catalog's basis: no collective library runs over this "
+    "link (it carries finished frames between graphics cards, or predates GPU "
+    "communication libraries) and no vendor gives an end-to-end figure. The value is a "
+    "stand-in, NCCL's PCIe value (1.0 us), so the field is positive; do not quote it.")
 
 #: ``latency_basis`` / ``latency_label`` pairs the rows use (see ``Link.latency_basis``).
-LAT_MODEL = {"latency_basis": "model", "latency_label": "NCCL model value (hwLat)"}
-LAT_PLACEHOLDER = {"latency_basis": "unpublished", "latency_label": "placeholder: no published figure"}
-LAT_CARRIED = {"latency_basis": "unpublished",
-               "latency_label": "not published; earlier rate's value carried forward"}
-LAT_ADAPTER_WIKI = {"latency_basis": "spec", "latency_label": "adapter figure (Wikipedia table, unverified)"}
-LAT_ADAPTER_MLE = {"latency_basis": "spec", "latency_label": "adapter figure (ml-engineering)"}
+LAT_MODEL = {"latency_basis": "model", "latency_label": "end-to-end, NCCL model (hwLat, ring LL)"}
+LAT_UNPUBLISHED = {"latency_basis": "unpublished",
+                   "latency_label": "not published (stand-in: NCCL's PCIe value)"}
 
 # ----------------------------------------------------------------------------------
 # PCIe
@@ -217,7 +235,7 @@ CFBI = 900 * MB                  # AnandTech: CrossFire bridge interconnect, 900
 def bridge_rows(pcie3x16):
     """SLI and CrossFire keyword rows; ``pcie3x16`` is the PCIe 3.0 x16 bandwidth XDMA uses."""
     return [
-        dict(name="sli", **LAT_PLACEHOLDER, family="SLI", label="NVIDIA SLI bridge (classic MIO link)",
+        dict(name="sli", **LAT_UNPUBLISHED, family="SLI", label="NVIDIA SLI bridge (classic MIO link)",
              year=2004, bandwidth=SLI_CLASSIC, latency=LAT_PCIE,
              source=("Tom's Hardware, 'Nvidia Turing GPU architecture explored' p.7 "
                      "(https://www.tomshardware.com/reviews/nvidia-turing-gpu-"
@@ -230,8 +248,8 @@ def bridge_rows(pcie3x16):
                     "not say whether it is per direction; the link carries finished "
                     "frames from the secondary to the primary GPU, so it is treated as "
                     "the one-way rate. Year: first products (GeForce 6800, 2004). "
-                    + LAT_PLACEHOLDER_NOTE)),
-        dict(name="sli-hb", **LAT_PLACEHOLDER, family="SLI", label="NVIDIA SLI HB bridge (Pascal, dual link)",
+                    + LAT_UNPUBLISHED_NOTE)),
+        dict(name="sli-hb", **LAT_UNPUBLISHED, family="SLI", label="NVIDIA SLI HB bridge (Pascal, dual link)",
              year=2016, bandwidth=SLI_CLASSIC * (1.0 + SLI_HB_GAIN), latency=LAT_PCIE,
              source=("AnandTech, 'The NVIDIA GeForce GTX 1080 & 1070 Founders Edition "
                      "Review' p.14 (https://www.anandtech.com/show/10325/the-nvidia-"
@@ -245,8 +263,8 @@ def bridge_rows(pcie3x16):
                     "'drove ~4 GB/s'; ipon.hu says 1 GB/s, 'twice' the old bridge; "
                     "folklore ~2 GB/s; NVIDIA only: 'more than double the bandwidth' "
                     "(quoted at gamingbolt.com). Year: first products (GTX 1080, 2016). "
-                    + LAT_PLACEHOLDER_NOTE)),
-        dict(name="crossfire", **LAT_PLACEHOLDER, family="CrossFire",
+                    + LAT_UNPUBLISHED_NOTE)),
+        dict(name="crossfire", **LAT_UNPUBLISHED, family="CrossFire",
              label="ATI/AMD CrossFire (dongle, then CrossFire bridge interconnect)",
              year=2005, bandwidth=CFBI, latency=LAT_PCIE,
              source=("AnandTech, 'The AMD Radeon R9 290X Review' p.4 'XDMA: Improving "
@@ -260,7 +278,7 @@ def bridge_rows(pcie3x16):
                     "bridge (X1900/X1950 era, 2006), the best-documented number of the "
                     "bridge era. Direction not stated by the source; it carries frames "
                     "one way. Low-end cards (X1300/X1600) had no bridge and used PCIe. "
-                    + LAT_PLACEHOLDER_NOTE)),
+                    + LAT_UNPUBLISHED_NOTE)),
         dict(name="crossfire-xdma", **LAT_MODEL, family="CrossFire",
              label="AMD XDMA CrossFire (bridgeless, over PCIe)", year=2013,
              bandwidth=pcie3x16, latency=LAT_PCIE,
@@ -288,50 +306,41 @@ IB_RATE_SOURCE = ("InfiniBand Trade Association, InfiniBand Architecture Specifi
                    "per-lane signalling and data rates as tabulated at "
                    "https://infiniband.jp/2022/06/01/infiband-%E8%A6%8F%E6%A0%BC/ and "
                    "https://www.aicplight.com/article_detail/92")
-IB_LAT_SOURCE = ("latency: stas00/ml-engineering network/README.md (EDR 0.5 us, HDR "
-                  "0.6 us, NDR+ unpublished) and Wikipedia 'InfiniBand' performance "
-                  "table (adapter latency, citing Panda & Sur, CCGrid 2011 tutorial p.23)")
+IB_ADAPTER_LATENCY_NOTE = (
+    "Per-port figures, a different basis, not used: stas00/ml-engineering network/README.md "
+    "tabulates an InfiniBand latency of 0.5 us for EDR and 0.6 us for HDR and none for NDR "
+    "and later ('??'); Wikipedia's 'InfiniBand' table gives 5, 2.5, 1.3 and 0.7 us for "
+    "SDR to FDR as adapter latencies, citing a tutorial (Panda & Sur, CCGrid 2011) whose "
+    "table could not be read here. Neither is an end-to-end GPU-to-GPU figure, so "
+    "neither is comparable with NVLink's or PCIe's, and neither is used.")
 
-# rate: (line rate per lane Gb/s, encoding, efficiency, year, latency us, note)
+# rate: (line rate per lane Gb/s, encoding, efficiency, year, note)
 IB_SPECS = {
-    "sdr": (2.5, "8b/10b", Fraction(8, 10), 2001, 5.0,
-            "Latency 5 us: Wikipedia table value for SDR (UNVERIFIED against the cited "
-            "tutorial in stored copies)."),
-    "ddr": (5.0, "8b/10b", Fraction(8, 10), 2005, 2.5,
-            "Latency 2.5 us: Wikipedia table value for DDR (UNVERIFIED against the "
-            "cited tutorial in stored copies)."),
-    "qdr": (10.0, "8b/10b", Fraction(8, 10), 2007, 1.3,
-            "Latency 1.3 us: Wikipedia table value for QDR (UNVERIFIED against the "
-            "cited tutorial in stored copies)."),
-    "fdr": (14.0625, "64b/66b", Fraction(64, 66), 2011, 0.7,
+    "sdr": (2.5, "8b/10b", Fraction(8, 10), 2001, ""),
+    "ddr": (5.0, "8b/10b", Fraction(8, 10), 2005, ""),
+    "qdr": (10.0, "8b/10b", Fraction(8, 10), 2007, ""),
+    "fdr": (14.0625, "64b/66b", Fraction(64, 66), 2011,
             "54.54 Gb/s (not the marketed '56 Gb/s', which is the line rate). "
             "FDR10 (10.3125 Gb/s lanes, 40 Gb/s data) is a different, Mellanox-only "
-            "rate. Latency 0.7 us: Wikipedia table value (UNVERIFIED in stored copies)."),
-    "edr": (25.78125, "64b/66b", Fraction(64, 66), 2014, 0.5,
-            "Latency 0.5 us: ml-engineering's EDR figure."),
-    "hdr": (53.125, "256b/257b + RS(544,514) FEC, PAM4", RS_FEC_PAM4, 2018, 0.6,
+            "rate."),
+    "edr": (25.78125, "64b/66b", Fraction(64, 66), 2014, ""),
+    "hdr": (53.125, "256b/257b + RS(544,514) FEC, PAM4", RS_FEC_PAM4, 2018,
             "CONFLICT: infiniband.jp lists '64/66' for HDR/NDR, but 53.125 x 64/66 = "
             "51.5, not the 50 Gb/s it also lists; 256b/257b transcoding with "
             "RS(544,514) FEC (as in IEEE 802.3 200G/400GBASE-R) gives exactly 16/17 and "
             "50 Gb/s, so that is used. Year: 2018 first products; some secondary "
-            "sources say 'around 2017' (HDR was announced 2016). Latency 0.6 us: "
-            "ml-engineering's HDR figure."),
-    "ndr": (106.25, "256b/257b + RS(544,514) FEC, PAM4", RS_FEC_PAM4, 2022, 0.6,
-            "Year: 2022 products (NVIDIA Quantum-2, announced Nov 2021). Latency: NOT "
-            "published for NDR (ml-engineering: '??'); the HDR 0.6 us is carried "
-            "forward. DGX H100 uses 8 x ConnectX-7 400 Gb/s."),
-    "xdr": (212.5, "256b/257b + RS(544,514) FEC, PAM4", RS_FEC_PAM4, 2024, 0.6,
+            "sources say 'around 2017' (HDR was announced 2016)."),
+    "ndr": (106.25, "256b/257b + RS(544,514) FEC, PAM4", RS_FEC_PAM4, 2022,
+            "Year: 2022 products (NVIDIA Quantum-2, announced Nov 2021). "
+            "DGX H100 uses 8 x ConnectX-7 400 Gb/s."),
+    "xdr": (212.5, "256b/257b + RS(544,514) FEC, PAM4", RS_FEC_PAM4, 2024,
             "XDR = 200 Gb/s per lane, 800 Gb/s per 4x port (ml-engineering, citing the "
-            "IBTA XDR release). The 212.5 Gb/s line rate and the coding are assumed to "
-            "follow NDR's 17/16 pattern (UNVERIFIED). Year: 2024 products (NVIDIA "
-            "Quantum-X800). Latency: NOT published; HDR's 0.6 us carried forward."),
+            "IBTA XDR release). Line rate and coding: not published by the IBTA (its "
+            "physical-layer volume is for members); 212.5 Gb/s with 256b/257b + "
+            "RS(544,514) is the 200 Gb/s-per-lane electrical lane of IEEE 802.3dj, the "
+            "same 17/16 pattern as NDR, and is assumed here. Year: 2024 products (NVIDIA "
+            "Quantum-X800)."),
 }
-
-#: Basis of each rate's latency figure in :data:`IB_SPECS`.
-IB_LATENCY_BASIS = {"sdr": LAT_ADAPTER_WIKI, "ddr": LAT_ADAPTER_WIKI, "qdr": LAT_ADAPTER_WIKI,
-                    "fdr": LAT_ADAPTER_WIKI, "edr": LAT_ADAPTER_MLE, "hdr": LAT_ADAPTER_MLE,
-                    "ndr": LAT_CARRIED, "xdr": LAT_CARRIED}
-
 
 # ----------------------------------------------------------------------------------
 # Ethernet

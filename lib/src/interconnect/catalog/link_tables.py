@@ -67,8 +67,9 @@ def table(family=None):
           ``bidirectional_bandwidth``: bytes/s, both directions added (``2 *
           bandwidth``); ``raw_bandwidth``: per direction before line coding, or None
         * ``latency`` (s) and ``latency_basis``: the entry's ``latency_label``, a short
-          phrase (NCCL model value, adapter figure, placeholder, ...); the category is
-          ``Link.latency_basis``
+          phrase saying where the value on the catalog's one basis
+          (:data:`~interconnect.catalog.link_specs.LATENCY_BASIS`) comes from (NCCL's model,
+          or not published); the category is ``Link.latency_basis``
         * ``source`` (full), ``source_short`` (its first clause, URLs removed) and
           ``source_url`` (first URL in ``source``, or None)
         * ``notes`` (full caveats)

@@ -29,12 +29,15 @@ Conventions
   symbol (e.g. NDR: 53.125 GBd PAM4 x 2 = 106.25 Gb/s). For NVLink it is the per-lane
   rate NVIDIA quotes (20/25/50/100/200 Gb/s); NVIDIA's per-link figures equal
   ``lanes * lane_rate / 8`` with no coding deduction (see each entry's notes).
-* **Latency.** A typical one-way figure. Its basis is the structured field
-  ``latency_basis``: ``"model"`` (NCCL's ``hwLat`` table), ``"spec"`` (a published
-  per-port adapter/switch figure), ``"measured"`` (an end-to-end measurement) or
-  ``"unpublished"`` (no figure exists: a placeholder or an earlier rate's value);
-  ``latency_label`` is the short phrase a table shows, ``notes`` the details.
-  These are not interchangeable; use them for orders of magnitude.
+* **Latency.** One basis for every entry (:data:`LATENCY_BASIS`): the end-to-end latency
+  of one small message over one hop, one way, software plus wire, as a collective library
+  sees it. NCCL's tuning model charges exactly this per ring step (``hwLat[link][Ring][LL]``
+  in ``src/graph/tuning.cc``): 0.6 us NVLink, 1.0 us PCIe, 2.7 us network (InfiniBand and
+  RoCE alike), so every NVLink, PCIe, InfiniBand and Ethernet entry carries NCCL's value
+  (``latency_basis="model"``). Links no collective library runs over (SLI, CrossFire
+  bridges, PCI, AGP) have no figure on this basis (``"unpublished"``; the value is a
+  stand-in). ``latency_label`` is the short phrase a table shows, ``notes`` the source.
+  Per-port switch or adapter figures are a different basis and are only quoted in notes.
 * **Year.** Spec release year for standards (PCIe, IEEE 802.3, IBTA rates), first
   product year for vendor links (NVLink, SLI, CrossFire); each entry's notes say which.
 
@@ -63,20 +66,22 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .._validate import as_count, as_positive, choice, lookup
-from ..units import GT, Gbps, us
+from ..units import GT, Gbps
 from .link_specs import (
     ETH_SPECS,
-    IB_LAT_SOURCE,
-    IB_LATENCY_BASIS,
+    IB_ADAPTER_LATENCY_NOTE,
     IB_RATE_SOURCE,
     IB_SPECS,
     LAT_MODEL,
     LAT_NET,
+    LAT_NET_NOTE,
     LAT_NVLINK,
     LAT_NVLINK_NOTE,
     LAT_PCIE,
     LAT_PCIE_NOTE,
-    LAT_PLACEHOLDER,
+    LAT_UNPUBLISHED,
+    LAT_UNPUBLISHED_NOTE,
+    LATENCY_BASIS,
     NCCL_TUNING,
     NVLINK_COMMON,
     NVLINK_SPECS,
@@ -89,14 +94,18 @@ from .link_specs import (
     consumer_nvlink_rows,
 )
 
-__all__ = ["Link", "get_link", "catalog", "families", "FAMILIES", "LATENCY_BASES", "PCIE6_FLIT",
+__all__ = ["Link", "get_link", "catalog", "families", "FAMILIES", "LATENCY_BASES", "LATENCY_BASIS", "PCIE6_FLIT",
            "Growth", "growth", "newest"]
 
 #: Families in catalog order.
 FAMILIES = ("PCI", "PCIe", "NVLink", "SLI", "CrossFire", "InfiniBand", "Ethernet")
 
-#: What a ``Link.latency`` figure is: a model value, a published (per-port) figure, an
-#: end-to-end measurement, or no published figure at all.
+#: Where a latency figure comes from. Every ``Link.latency`` of the catalog is on the one basis
+#: :data:`LATENCY_BASIS` and is either ``"model"`` (NCCL's tuning model, which charges exactly
+#: that latency) or ``"unpublished"`` (no figure on that basis exists; the value is a stand-in);
+#: ``"measured"`` (a published end-to-end measurement) and ``"spec"`` (a vendor's component
+#: figure, e.g. a switch's port-to-port target) are used by the records of
+#: :mod:`interconnect.catalog.fabrics`.
 LATENCY_BASES = ("measured", "spec", "model", "unpublished")
 
 @dataclass(frozen=True)
@@ -116,7 +125,8 @@ class Link:
     bandwidth : float
         Usable data bandwidth after line coding, bytes/s, **per direction**.
     latency : float
-        Typical one-way latency, s; its basis is stated in ``notes``.
+        One-way end-to-end small-message latency over one hop, s, on the catalog's one
+        basis :data:`LATENCY_BASIS`; where it comes from in ``latency_basis`` and ``notes``.
     source : str
         Primary source (spec section, whitepaper, datasheet), with URL where known.
     lanes : int or None
@@ -248,24 +258,22 @@ def _nvlink_links():
 
 def _ib_links():
     out = []
-    for key, (gbps, enc, eff, year, lat_us, note) in IB_SPECS.items():
+    for key, (gbps, enc, eff, year, note) in IB_SPECS.items():
         lanes = 4
         rate = gbps * 1e9
         bw = lanes * rate * float(eff) / 8.0
         out.append(Link(
             name=f"ib-{key}", family="InfiniBand",
             label=f"InfiniBand {key.upper()} 4x ({bw * 8 / 1e9:.4g} Gb/s)", year=year,
-            bandwidth=bw, latency=lat_us * us,
-            source=IB_RATE_SOURCE + "; " + IB_LAT_SOURCE,
+            bandwidth=bw, latency=LAT_NET,
+            source=IB_RATE_SOURCE + "; latency: " + NCCL_TUNING,
             lanes=lanes, lane_rate=rate, encoding=enc, encoding_efficiency=float(eff),
-            **IB_LATENCY_BASIS[key],
-            notes=" ".join([
+            **LAT_MODEL,
+            notes=" ".join(part for part in [
                 "4x port, per direction; lane_rate is the serial line rate "
                 "(baud x bits/symbol). bandwidth = 4 x lane_rate x efficiency / 8, "
-                "before packet headers (LRH/BTH/ICRC/VCRC).", note,
-                "Latency basis: per-port/adapter figure as tabulated, not an "
-                "end-to-end measurement; host-to-host ib_send_lat (RC, 32 B) is "
-                "about 0.8-1 us one way (half the round trip, perftest convention)."])))
+                "before packet headers (LRH/BTH/ICRC/VCRC).", note, LAT_NET_NOTE,
+                IB_ADAPTER_LATENCY_NOTE] if part)))
     return out
 
 
@@ -284,9 +292,7 @@ def _eth_links():
                 f"lanes x lane_rate x efficiency / 8 for {phy}. Preamble, inter-frame "
                 "gap and Ethernet/IP/UDP/RoCE headers come out of it (about 2-6 % at "
                 "4 KiB MTU).", note, "Year: IEEE standard approval.",
-                "Latency: 2.7 us is NCCL's model value for one LL step over the "
-                f"network (hwLat[NET][Ring][LL] in {NCCL_TUNING}, used for IB and "
-                "RoCE alike); a model value, not a switch or wire latency."])))
+                LAT_NET_NOTE])))
     return out
 
 
@@ -297,7 +303,7 @@ def _pci_links():
         out.append(Link(
             name=name, family="PCI", label=label, year=year, bandwidth=width * rate,
             latency=LAT_PCIE, source=source, lanes=8 * width, lane_rate=rate,
-            encoding="none (parallel bus)", encoding_efficiency=1.0, duplex=False, **LAT_PLACEHOLDER,
+            encoding="none (parallel bus)", encoding_efficiency=1.0, duplex=False, **LAT_UNPUBLISHED,
             notes=" ".join([
                 f"A parallel, half-duplex bus: {8 * width} data lines each carry one bit per "
                 "transfer, in one direction at a time, so bandwidth = width x clock x "
@@ -305,8 +311,7 @@ def _pci_links():
                 "equals it). Arbitration and address phases reduce what a card gets.", note,
                 "Year: specification revision that introduced the mode (sources also give "
                 "1997 for AGP 1.0, its public release).",
-                "Latency: NO published figure used; 1 us is the PCIe model placeholder. "
-                "Do not quote it."])))
+                LAT_UNPUBLISHED_NOTE])))
     return out
 
 

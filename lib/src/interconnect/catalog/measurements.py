@@ -104,6 +104,7 @@ MAMF = ("bekman_mamf (S. Bekman, Machine Learning Engineering Open Book, compute
 BEKMAN_SWEEP = ("bekman_mlengineering (S. Bekman, Machine Learning Engineering Open Book, "
                 "network/benchmarks/README.md, all-reduce busbw by payload, nccl-tests column)")
 TFLOPS = 1e12
+H100_HOST = "HGX H100 SXM (Supermicro SYS-821GE-TNHR, 2 x Xeon Scalable 4th/5th gen), PCIe 5.0 x16"
 
 _ENTRIES = (
     # --- PCIe: host <-> device copies ------------------------------------------------
@@ -185,6 +186,17 @@ _ENTRIES = (
     Measurement("h100-nvlink4-p2p-bidir", 749 * GB, "B/s", "bidirectional",
                 "GPU-to-GPU copies, both directions at once", "H100 SXM (NVLink 4)",
                 "p2pBandwidthLatencyTest",
+                "nccl_issue1264 (NVIDIA/nccl issue #1264)", 2024),
+    # --- host-staged copies: peer access disabled, the driver stages through host memory ---
+    Measurement("h100-p2p-disabled-uni-cross-socket", 37.06 * GB, "B/s", "per direction",
+                "GPU0 to GPU4 copy with peer access disabled (staged through host memory), across "
+                "the two sockets", H100_HOST,
+                "p2pBandwidthLatencyTest, Unidirectional P2P=Disabled matrix",
+                "nccl_issue1264 (NVIDIA/nccl issue #1264)", 2024),
+    Measurement("h100-p2p-disabled-uni-same-socket", 37.19 * GB, "B/s", "per direction",
+                "GPU0 to GPU1 copy with peer access disabled (staged through host memory), one "
+                "socket", H100_HOST,
+                "p2pBandwidthLatencyTest, Unidirectional P2P=Disabled matrix",
                 "nccl_issue1264 (NVIDIA/nccl issue #1264)", 2024),
     # --- across servers ---------------------------------------------------------------
     Measurement("b200-efa-4node-allreduce-busbw", 381.80 * GB, "B/s", "per direction",

@@ -72,7 +72,7 @@ def cluster_link_parameters(nic="ib-ndr", gpus_per_node=8, nvlink="nvlink4"):
     --------
     >>> bi, ai, be, ae = cluster_link_parameters()
     >>> bi / 1e9, be / 1e9, round(ae * 1e6, 2)
-    (450.0, 50.0, 3.2)
+    (450.0, 50.0, 2.7)
     """
     from ..topology import cluster, path_bandwidth, path_latency
 

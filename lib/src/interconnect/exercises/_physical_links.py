@@ -62,9 +62,9 @@ def _phys_ex_optics():
     return out
 
 
-# phys-ex-fec: RS(544,514) latency floor over five hops, hops per NDR port latency, 4-lane interleaved floor
+# phys-ex-fec: RS(544,514) latency floor over five hops, hops per NDR network latency, 4-lane interleaved floor
 @exercise("phys-ex-fec", CHAPTER, parts=("five_hops", "hops_per_ndr_latency", "four_lane_hop"),
-          doc="FEC floor over 5 single-lane hops (s), hops that add up to the NDR port latency, "
+          doc="FEC floor over 5 single-lane hops (s), hops that add up to the catalog's NDR latency, "
               "floor per 4-lane hop (s)")
 def _phys_ex_fec():
     one = sig.fec_block_time(5440, 106.25e9)

@@ -26,14 +26,19 @@ switches are ``"leaf0"``, ``"spine0"``. Fat trees: hosts ``"h12"``, edge switche
 
 Latency convention
 ------------------
-An edge carries its link's catalog latency (:mod:`interconnect.links`: NCCL's
-per-step model values, 0.6 us NVLink, 1.0 us PCIe), except that an edge between a
-device and a *switch chip* (PCIe switch, NVSwitch) carries half of it, so a
-device-switch-device hop costs what one direct link costs and a switch adds no
-latency of its own (PCIe switches and NVSwitch are cut-through; their port-to-port
-latency is a small part of an end-to-end P2P latency). Network switch tiers (leaf,
-spine, ...) are not halved: the InfiniBand catalog latency is a per-port/switch
-figure. All latencies are orders of magnitude for teaching, not measurements.
+Every catalog latency is on one basis (:data:`interconnect.links.LATENCY_BASIS`): the
+end-to-end latency of one small message over one hop, software included (NCCL's per-step
+values: 0.6 us NVLink, 1.0 us PCIe, 2.7 us network). An edge carries its link's latency,
+except that an edge between a device and a *switch chip* (PCIe switch, NVSwitch) carries
+half of it, so a device-switch-device hop costs what one direct link costs and a switch
+adds no latency of its own (PCIe switches and NVSwitch are cut-through; their
+port-to-port latency is a small part of an end-to-end latency). Networks follow the same
+rule: the network figure is GPU to GPU, so :func:`cluster` splits it over the path (the
+GPU-NIC edges keep the PCIe latency, the two NIC-switch edges share the rest) and GPU to
+GPU through one switch costs exactly one network latency; a switch-to-switch edge costs
+as much as a NIC-switch edge. In :func:`fat_tree` every edge carries half the link's
+latency, so two hosts under one switch are one latency apart.
+The socket link's latency is a placeholder (:data:`SOCKET_LINK_LATENCY`).
 
 References
 ----------

@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 
 from .._validate import as_count, as_positive
+from ..catalog.socket_links import get_socket_link
 from ..links import get_link
 from ..units import GB, us
 
@@ -33,13 +34,14 @@ NETWORK_KINDS = ("leaf", "spine", "core", "aggregation", "edge")
 _SWITCH_CHIPS = ("pcie_switch", "nvswitch")
 
 #: One Intel UPI link at 10.4 GT/s, bytes/s per direction: 10.4 GT/s x 2 bytes of
-#: payload per transfer = 20.8 GB/s (Intel Xeon Scalable, Skylake-SP and later).
-UPI_BANDWIDTH = 20.8 * GB
+#: payload per transfer = 20.8 GB/s (Intel Xeon Scalable, Skylake-SP;
+#: :mod:`interconnect.catalog.socket_links` ``"upi-10.4"``, whose servers have 3 such links).
+UPI_BANDWIDTH = get_socket_link("upi-10.4").bandwidth
 #: One Intel QPI link at 9.6 GT/s, bytes/s per direction: 9.6 GT/s x 2 bytes = 19.2 GB/s
-#: (Xeon E5 v3/v4, e.g. the DGX-1's E5-2698 v4). Intel counts 64 data bits per 80-bit
-#: flit on 20 lanes, i.e. 2 bytes per transfer per direction (QPI 6.4 GT/s is quoted as
-#: "12.8 GB/s in each direction, 25.6 GB/s total").
-QPI_BANDWIDTH = 19.2 * GB
+#: (Xeon E5 v3/v4, e.g. the DGX-1's E5-2698 v4; ``"qpi-9.6"``). Intel counts 64 data bits
+#: per 80-bit flit on 20 lanes, i.e. 2 bytes per transfer per direction (QPI 6.4 GT/s is
+#: quoted as "12.8 GB/s in each direction, 25.6 GB/s total").
+QPI_BANDWIDTH = get_socket_link("qpi-9.6").bandwidth
 #: Socket-interconnect hop latency, s. NO authoritative figure was found: 0.1 us is an
 #: order-of-magnitude placeholder (a remote-socket access adds tens of ns to a load;
 #: a PCIe transaction crossing UPI adds more). Do not quote it.
@@ -146,15 +148,24 @@ def ring(n, link="nvlink2-link", bandwidth=None, latency=None):
 
 
 def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pcie3x16",
-              uplink="pcie3x16", socket_link_bandwidth=UPI_BANDWIDTH,
-              socket_link_latency=SOCKET_LINK_LATENCY, socket_links=1, switch_levels=1):
+              uplink="pcie3x16", socket_link_bandwidth=None,
+              socket_link_latency=SOCKET_LINK_LATENCY, socket_links=None, switch_levels=1,
+              socket_link=None):
     """GPUs under PCIe switches under CPU sockets: the classic PCIe GPU server.
 
     Each socket is one CPU with its PCIe root complex (kind ``"cpu"``, attribute
     ``numa`` = socket number). Under it hang ``switches_per_socket`` PCIe switches, each
     with ``gpus_per_switch`` GPUs. Sockets are joined pairwise by the socket
-    interconnect (Intel QPI/UPI). The classic 8-GPU PCIe server is
+    interconnect (Intel QPI/UPI, AMD Infinity Fabric). The classic 8-GPU PCIe server is
     ``pcie_tree(4, 1, 2)`` or ``pcie_tree(2, 2, 2)``.
+
+    The socket interconnect is ``socket_links`` parallel links of ``socket_link_bandwidth``
+    each (one edge, ``count = socket_links``). Name a CPU's real links with ``socket_link``
+    (a record of :mod:`interconnect.catalog.socket_links`): ``"qpi-9.6"`` (2 links, DGX-1),
+    ``"upi-10.4"`` (3, Skylake-SP), ``"upi2-16"`` (4, Sapphire Rapids as in DGX/HGX H100),
+    ``"xgmi-rome"`` (3, AMD EPYC 7002). Without it the tree keeps the minimal socket
+    interconnect of the earlier chapters, one UPI 10.4 GT/s link (20.8 GB/s per direction):
+    a lower bound, narrower than any real two-socket Xeon.
 
     Parameters
     ----------
@@ -168,15 +179,18 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     gpu_link, uplink : str
         Catalog links GPU-to-switch and switch-to-root-complex (default PCIe 3.0 x16,
         15.75 GB/s per direction).
-    socket_link_bandwidth : float
-        Per-direction bandwidth of one socket link, bytes/s; default one Intel UPI link
-        at 10.4 GT/s = 20.8 GB/s (:data:`UPI_BANDWIDTH`). Real two-socket Xeons have
-        2-3 such links: set ``socket_links``.
+    socket_link_bandwidth : float, optional
+        Per-direction bandwidth of one socket link, bytes/s; default the ``socket_link``
+        record's, else one Intel UPI link at 10.4 GT/s = 20.8 GB/s (:data:`UPI_BANDWIDTH`).
     socket_link_latency : float
         One-way latency of the socket hop, s (default :data:`SOCKET_LINK_LATENCY`, a
         placeholder).
-    socket_links : int
-        Physical socket links between each pair of sockets (the edge's ``count``).
+    socket_links : int, optional
+        Physical socket links between each pair of sockets (the edge's ``count``), >= 1;
+        default the ``socket_link`` record's count, else 1.
+    socket_link : str, optional
+        A socket-link record (``interconnect.catalog.socket_links.get_socket_link``)
+        giving the bandwidth per link and the number of links.
     switch_levels : int
         1 (switches directly under the root complex) or 2 (each socket's switches
         under one upper-level switch, ``"swtop<s>"``; GPUs on different lower
@@ -186,8 +200,9 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     -------
     networkx.Graph
         GPUs ``"gpu0"``.. numbered socket by socket, switch by switch; switches
-        ``"sw0"``..; CPUs ``"cpu0"``... The socket edge has ``link=""`` (QPI/UPI is not
-        in the link catalog).
+        ``"sw0"``..; CPUs ``"cpu0"``... The socket edge has ``link=""`` (socket links are
+        not in the link catalog of GPU links) and ``socket_link`` (the record's name, or
+        ``""``); ``g.graph["socket_link"]`` describes it in words.
 
     References
     ----------
@@ -204,11 +219,22 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     >>> g = pcie_tree(4, 1, 2)
     >>> len(gpus(g)), path(g, "gpu0", "gpu4")
     (8, ['gpu0', 'sw0', 'cpu0', 'cpu1', 'sw1', 'gpu4'])
+
+    Sapphire Rapids' four UPI 2.0 links, as in an HGX H100 server:
+
+    >>> h = pcie_tree(2, 2, 2, gpu_link="pcie5x16", uplink="pcie5x16", socket_link="upi2-16")
+    >>> h.edges["cpu0", "cpu1"]["count"], h.edges["cpu0", "cpu1"]["bandwidth"] / 1e9   # GB/s
+    (4, 128.0)
     """
     gps = as_count("gpus_per_switch", gpus_per_switch, 1)
     sps = as_count("switches_per_socket", switches_per_socket, 0)
     ns = as_count("sockets", sockets, 1)
+    rec = get_socket_link(socket_link) if socket_link is not None else None
+    if socket_links is None:
+        socket_links = rec.links if rec is not None else 1
     nlinks = as_count("socket_links", socket_links, 1)
+    if socket_link_bandwidth is None:
+        socket_link_bandwidth = rec.bandwidth if rec is not None else UPI_BANDWIDTH
     levels = as_count("switch_levels", switch_levels, 1)
     if levels > 2:
         raise ValueError(f"switch_levels={switch_levels!r} is not allowed; use 1 or 2")
@@ -226,7 +252,8 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
                        f"({_label(gname)})"),
                  builder="pcie_tree", gpus_per_switch=gps, switches_per_socket=sps,
                  sockets=ns, switch_levels=levels,
-                 socket_link=f"QPI/UPI ({sbw / GB:.3g} GB/s per direction per link)")
+                 socket_link=(f"{nlinks} x {rec.label if rec is not None else 'QPI/UPI'} "
+                              f"({sbw / GB:.3g} GB/s per direction per link)"))
     gap = 1.0
     gpu_i = sw_i = 0
     for s in range(ns):
@@ -258,6 +285,7 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
             sw_i += 1
     for a, b in itertools.combinations(range(ns), 2):
         _edge(g, f"cpu{a}", f"cpu{b}", sbw * nlinks, slat, "", nlinks)
+        g.edges[f"cpu{a}", f"cpu{b}"]["socket_link"] = rec.name if rec is not None else ""
     assert gpu_i == total
     return g
 

@@ -34,6 +34,13 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
     above) and the aggregation tier stays 1:1; host-to-host bisection is
     ``(k^3/8) b / r``.
 
+    Every edge carries half the link's latency (the switch-chip convention of
+    :mod:`interconnect.topology`): the catalog's network latency is end-to-end over one hop
+    through the fabric (host, NIC, one switch, NIC, host; NCCL's 2.7 us), so two hosts under
+    one edge switch are one latency apart, and each further switch-to-switch link adds half
+    of one (no per-switch figure on that basis is published; this charges a switch
+    traversal like a host link, an upper bound).
+
     Parameters
     ----------
     k : int
@@ -74,6 +81,7 @@ def fat_tree(k=4, link="ib-ndr", bandwidth=None, latency=None, oversubscription=
     if r < 1:
         raise ValueError(f"oversubscription={oversubscription!r} is not allowed; it must be >= 1")
     name, bw, lat = _resolve(link, bandwidth, latency)
+    lat = lat / 2
     h = k // 2
     g = nx.Graph(name=f"{k}-ary fat tree ({k ** 3 // 4} hosts, {_label(name)}"
                       + (f", {r:g}:1 oversubscribed)" if r != 1 else ")"),
@@ -121,9 +129,16 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
       under one PCIe switch, as in DGX H100, so GPUDirect RDMA's same-root-complex
       condition holds). Its bandwidth is the lower of the PCIe link
       (``gpu_nic_link``, default PCIe 5.0 x16, 63.0 GB/s) and the NIC rate (NDR, 50
-      GB/s): 50 GB/s by default. ``link`` names the PCIe link; latency is the PCIe
-      latency. CPUs and host memory are not in the graph (see
-      :func:`interconnect.transfer.bounce_buffer` for host staging).
+      GB/s): 50 GB/s by default. ``link`` names the PCIe link. CPUs and host memory are
+      not in the graph (see :func:`interconnect.transfer.bounce_buffer` for host staging).
+    * **Latency.** The NIC's catalog latency is end-to-end over one hop through the
+      fabric, GPU to GPU through both NICs and one switch (NCCL's network value, 2.7 us;
+      :data:`interconnect.links.LATENCY_BASIS`). It is split over the path so that a
+      same-rail path ``gpu-nic-leaf-nic-gpu`` sums to exactly one network latency: each
+      GPU-NIC edge keeps the PCIe latency (1.0 us), and the rest (0.7 us) is shared by
+      the two NIC-leaf edges (0.35 us each). A leaf-spine edge carries the same 0.35 us:
+      no per-switch figure on the catalog's basis is published, so a switch-to-switch
+      hop is charged like a NIC-switch one, a modelling choice.
     * **Rails.** ``rail_optimized=True``: leaf ``i`` (``"leaf<i>"``) connects NIC ``i``
       of every node, so same-index GPUs of different nodes are one leaf apart.
       ``False``: one top-of-rack leaf per node connects all its NICs.
@@ -192,6 +207,9 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
     pcie_rec = get_link(gpu_nic_link)
     nic_bw = nic_rec.bandwidth
     gn_bw = min(pcie_rec.bandwidth, nic_bw)
+    # the end-to-end network latency split over gpu-nic-leaf-nic-gpu (see Latency above)
+    gn_lat = min(pcie_rec.latency, nic_rec.latency / 2)
+    hop_lat = (nic_rec.latency - 2 * gn_lat) / 2
     down = nn if rail_optimized else gpn
     nleaves = gpn if rail_optimized else nn
     if spines is None:
@@ -231,7 +249,7 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
             g.add_node(pre + "gpu0", kind="gpu", index=0, node=j, pos=(x0, 3.0))
         for i in range(gpn):
             g.add_node(f"{pre}nic{i}", kind="nic", index=i, node=j, pos=(x0 + i, 2.2))
-            _edge(g, f"{pre}gpu{i}", f"{pre}nic{i}", gn_bw, pcie_rec.latency, pcie_rec.name)
+            _edge(g, f"{pre}gpu{i}", f"{pre}nic{i}", gn_bw, gn_lat, pcie_rec.name)
     total_w = nn * block - 1.5
 
     def _row(count, y, prefix, kind):
@@ -244,10 +262,10 @@ def cluster(nodes=2, gpus_per_node=8, nvlink="nvlink4", nic="ib-ndr", rail_optim
     for j in range(nn):
         for i in range(gpn):
             leaf = f"leaf{i}" if rail_optimized else f"leaf{j}"
-            _edge(g, f"n{j}.nic{i}", leaf, nic_bw, nic_rec.latency, nic_rec.name)
+            _edge(g, f"n{j}.nic{i}", leaf, nic_bw, hop_lat, nic_rec.name)
     for l_ in range(nleaves):
         for s in range(nsp):
-            _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, nic_rec.latency, t_link, t_count)
+            _edge(g, f"leaf{l_}", f"spine{s}", trunk_bw, hop_lat, t_link, t_count)
     return g
 
 

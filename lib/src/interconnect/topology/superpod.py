@@ -117,8 +117,13 @@ def superpod(sus=1, nodes_per_su=32, gpus_per_node=8, radix=64, oversubscription
       ``c >= gpus_per_node d / radix``. Spine and core tiers are 1:1; only the leaf is
       oversubscribed.
 
-    Every network edge is ``nic`` (InfiniBand NDR, 50 GB/s per direction per port) at its
-    catalog latency, ``count`` = ports bundled. With the defaults the counts are the RA's
+    Every network edge is ``nic`` (InfiniBand NDR, 50 GB/s per direction per port),
+    ``count`` = ports bundled. Latency: the NIC's catalog latency is end-to-end, GPU to GPU
+    through one switch (NCCL's 2.7 us, :data:`interconnect.links.LATENCY_BASIS`); each
+    GPU-switch-NIC path keeps the PCIe latency (two half edges), the two NIC-leaf edges share
+    the rest (0.35 us each), so two GPUs on one rail and one SU are exactly one network
+    latency apart, and every switch-to-switch edge costs the same 0.35 us (no per-switch
+    figure on that basis is published; a modelling choice, as in ``cluster``). With the defaults the counts are the RA's
     (see References): 1 SU = 32 nodes, 256 GPUs, 8 leaves, 4 spines; 2 SU: 16 leaves, 8
     spines; 4 SU: 32 leaves, 16 spines; 8 SU: 64 leaves, 32 spines; 16 SU: 128 leaves,
     128 spines, 64 cores; 32 SU: 256, 256, 128. Host-to-host the fabric is non-blocking
@@ -258,7 +263,10 @@ def superpod(sus=1, nodes_per_su=32, gpus_per_node=8, radix=64, oversubscription
         for idx, name in enumerate(names):
             g.add_node(name, kind=kind, index=idx, pos=(width * (idx + 0.5) / m - 0.5, y), **attrs)
 
-    bw, lat, link = nic_rec.bandwidth, nic_rec.latency, nic_rec.name
+    # the NIC's latency is end-to-end, GPU to GPU through one switch: what the two GPU-NIC PCIe
+    # paths (pcie latency each) leave of it is shared by the two NIC-leaf edges (docstring)
+    net_hop = (nic_rec.latency - 2 * min(pcie_rec.latency, nic_rec.latency / 2)) / 2
+    bw, lat, link = nic_rec.bandwidth, net_hop, nic_rec.name
     for s in range(S):
         for rail in range(R):
             leaf = f"leaf{s}.{rail}"

@@ -388,6 +388,13 @@ def host_staged_copy(g, src_gpu, dst_gpu, nbytes, host_memory_bandwidth=HOST_MEM
       both copies run, host memory serves a write and a read at once, so each gets at
       most half of ``host_memory_bandwidth``. More chunks hide one copy behind the
       other but pay the latency per chunk: there is a best ``c``.
+    * ``chunks=None``: the pipeline in steady state, as the CUDA driver runs it when
+      ``cudaMemcpyPeer`` finds no peer access and stages through its own pinned buffers
+      (what p2pBandwidthLatencyTest's "P2P=Disabled" rows measure): each leg's latency
+      once, and the bytes at the *slower* of the two legs, not the sum of both,
+      ``T = L1 + L2 + n / min(B1, B2)`` (each ``B_i`` at most half of
+      ``host_memory_bandwidth``). The limit of the chunked form for many chunks when the
+      per-chunk latency is hidden.
 
     Parameters
     ----------
@@ -399,8 +406,8 @@ def host_staged_copy(g, src_gpu, dst_gpu, nbytes, host_memory_bandwidth=HOST_MEM
         Bytes, >= 0.
     host_memory_bandwidth : float
         Bytes/s of the socket's memory (default :data:`HOST_MEMORY_BANDWIDTH`).
-    chunks : int
-        Pipeline chunks, >= 1.
+    chunks : int or None
+        Pipeline chunks, >= 1; ``None`` for the steady-state pipeline (see above).
 
     Returns
     -------
@@ -424,21 +431,30 @@ def host_staged_copy(g, src_gpu, dst_gpu, nbytes, host_memory_bandwidth=HOST_MEM
     127.0
     >>> round(host_staged_copy(g, "gpu0", "gpu4", 1e9, chunks=8).time * 1e3, 1)   # ms
     71.4
+    >>> round(host_staged_copy(g, "gpu0", "gpu4", 1e9, chunks=None).bandwidth / 1e9, 2)   # GB/s: one leg
+    15.75
     """
     _pair(g, src_gpu, dst_gpu)
     n = _nbytes(nbytes)
     hmb = float(as_positive("host_memory_bandwidth", host_memory_bandwidth, "bytes/s"))
-    c = as_count("chunks", chunks, 1)
+    c = None if chunks is None else as_count("chunks", chunks, 1)
     cpu, up = _host_of(g, src_gpu)
     down = _pcie_route(g, cpu, dst_gpu)
     if down is None:
         raise ValueError(f"no PCIe route from {cpu!r} to {dst_gpu!r}")
-    mem = hmb if c == 1 else hmb / 2
+    mem = hmb if c == 1 else hmb / 2   # a pipeline reads and writes host memory at once
     l1, b1 = _stage(g, up)
     l2, b2 = _stage(g, down)
     stages = [("d2h", f"D2H copy {src_gpu} -> pinned buffer on {cpu}", l1, min(b1, mem)),
               ("h2d", f"H2D copy {cpu} -> {dst_gpu}"
                + (" (crosses the socket link)" if _crosses_sockets(g, [None] + down) else ""), l2, min(b2, mem))]
+    if c is None:
+        lat = l1 + l2
+        slow = min(stages, key=lambda st: st[3])
+        steps = [Step("latency", "latency of both copies (D2H, then H2D), once", lat),
+                 Step("stream", f"stream {fmt_bytes(n, binary=False)} through the pipeline at its slower "
+                      f"leg ({slow[1]}): {fmt_bandwidth(slow[3])}", n / slow[3])]
+        return _result(lat + n / slow[3], up + down[1:], n, steps, "host staged")
     total, steps = _pipeline(stages, n, c)
     return _result(total, up + down[1:], n, steps, "host staged")
 
