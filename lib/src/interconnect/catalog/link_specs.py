@@ -217,9 +217,10 @@ def consumer_nvlink_rows():
              per_link_bandwidth=ga_link, gpu="RTX 3090",
              notes=("lane_rate 28.125 Gb/s is derived from the whitepaper's "
                     "14.0625 GB/s per x4 link, not stated by NVIDIA. Pages claiming "
-                    "600 GB/s for the RTX 3090 confuse it with A100. Measured effect: "
-                    "2x TITAN RTX GPT-2 DDP 23 % faster with NVLink than without "
-                    "(transformers perf_hardware.md). Year: first product. "
+                    "600 GB/s for the RTX 3090 confuse it with A100. The often-quoted "
+                    "'GPT-2 DDP 23 % faster with NVLink' (transformers perf_hardware.md) was "
+                    "measured on 2x TITAN RTX with a Turing NVLink 2 bridge (NV2), not on this "
+                    "bridge. Year: first product. "
                     + LAT_NVLINK_NOTE)),
     ]
 
@@ -270,12 +271,12 @@ def bridge_rows(pcie3x16):
              source=("AnandTech, 'The AMD Radeon R9 290X Review' p.4 'XDMA: Improving "
                      "Crossfire' (https://www.anandtech.com/show/7457/the-radeon-r9-290x-"
                      "review/4): 'a CFBI link directly connects two GPUs and has "
-                     "900MB/sec of bandwidth' (CFBI dates back to the X1900 generation)"),
-             notes=("Year 2005 = CrossFire launch (27 Sep 2005), whose first form was "
+                     "900MB/sec of bandwidth' (internal CFBI bridges came with the Radeon X1950 Pro, Oct 2006)"),
+             notes=("Year 2005 = CrossFire launch (reviews 26 Sep 2005, retail from October), whose first form was "
                     "an external DVI Y-dongle into a 'CrossFire Edition' master card "
                     "with compositing chip (X850: single-link TMDS receiver, max "
                     "1600x1200@60); the 900 MB/s figure is for the later internal CFBI "
-                    "bridge (X1900/X1950 era, 2006), the best-documented number of the "
+                    "bridge (first on the Radeon X1950 Pro, Oct 2006), the best-documented number of the "
                     "bridge era. Direction not stated by the source; it carries frames "
                     "one way. Low-end cards (X1300/X1600) had no bridge and used PCIe. "
                     + LAT_UNPUBLISHED_NOTE)),
