@@ -147,7 +147,7 @@ def superpod(sus=1, nodes_per_su=32, gpus_per_node=8, radix=64, oversubscription
     ufm : bool
         Leave the last node position of the last SU empty, as the RA's 4-SU design
         does (127 DGX nodes, not 128; its leaf ports serve the UFM fabric manager
-        -- that reading of where the UFM attaches is ours, UNVERIFIED).
+        -- that reading of where the UFM attaches is ours, not stated by NVIDIA).
 
     Returns
     -------
@@ -173,7 +173,7 @@ def superpod(sus=1, nodes_per_su=32, gpus_per_node=8, radix=64, oversubscription
     QM9700 switches). The larger counts (8, 16, 32 SU; leaf, spine and core) are checked
     against Table 3 of the DGX SuperPOD B200 RA, which keeps the same 32-node SU, 8 rails
     and 64-port NDR switches; the H100 RA's own table of larger counts was not read here
-    (UNVERIFIED, as is the 1-SU spine count of 4). GPU and NIC under one PCIe switch:
+    (not checked against a primary source, nor is the 1-SU spine count of 4). GPU and NIC under one PCIe switch:
     NVIDIA DGX H100 User Guide (``nvidia-smi topo -m``: GPU-NIC ``PIX``). The three-tier
     wiring (spine ``i`` of each rail group to core group ``i``) is the fat tree's (Al-Fares
     et al. 2008), which meets the B200 RA's counts; the RA's cabling was not read.
@@ -342,7 +342,7 @@ def nvl72(nics=False, cpus=True, nvlink="nvlink5-link", nic="ib-ndr", pcie="pcie
     the 72x1 configuration has 18 1RU compute trays of 4 GPUs and 9 NVLink switch trays;
     ConnectX-7 in the compute trays). Two switch chips per switch tray (18 chips, 72 GPU
     ports each) is from third-party descriptions of the rack, not an NVIDIA page read
-    here, and one ConnectX-7 per GPU likewise: UNVERIFIED.
+    here, and one ConnectX-7 per GPU likewise: neither is confirmed by a primary source.
 
     Examples
     --------
