@@ -5,6 +5,7 @@
 #   make student  the student edition (no solutions) into _build/student_src/_build/html, and
 #               the handout _build/interconnect-student.zip
 #   make instructor  the answer key into _build/instructor (instructors only)
+#   make slides  one offline reveal.js deck per chapter into _build/instructor/slides
 #   make assignments  the otter-grader assignments (student notebooks, autograder zips) into _build/assignments
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -113,6 +114,11 @@ assignments: venv
 	$(PY) tools/assignments.py $(ASSIGNMENTS)
 	ASSIGNMENTS_DIR=$(ASSIGNMENTS) $(PY) -m pytest tests/test_assignments.py -q -p no:cacheprovider
 	@echo "Assignments in $(ASSIGNMENTS)/*/dist: student/ to hand out, autograder/*.zip to grade with."
+
+# Lecture slides, one offline reveal.js deck per chapter (tools/slides.py), into the
+# instructors' build; CHAPTERS=book/part/chapter.ipynb ... builds only those
+slides: venv
+	$(PY) tools/slides.py $(INSTRUCTOR)/slides $(CHAPTERS)
 
 test: lint lib-tests nbval build-strict pdf browser-test student assignments
 	@echo "All checks passed."
