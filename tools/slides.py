@@ -39,22 +39,17 @@ EQUATIONS_PER_SLIDE = 4
 
 
 def _assets():
-    """``(reveal.js dir, MathJax dir)`` of the installed packages."""
+    """``(reveal.js dir, MathJax dir)`` of the installed packages (sphinx-revealjs bundles
+    reveal.js; sphinx-mathjax-offline, a data directory without a module, MathJax 3)."""
+    import sysconfig
+
     import sphinx_revealjs
 
     reveal = pathlib.Path(sphinx_revealjs.__file__).parent / "_static/revealjs"
-    import importlib.util
-
-    spec = importlib.util.find_spec("sphinx-mathjax-offline".replace("-", "_")) or None
-    mathjax = None
-    for site in map(pathlib.Path, sys.path):
-        cand = site / "sphinx-mathjax-offline/static/mathjax"
-        if cand.is_dir():
-            mathjax = cand
-            break
-    if spec is not None and mathjax is None:
-        mathjax = pathlib.Path(spec.origin).parent / "static/mathjax"
-    if not (reveal / "dist/reveal.js").is_file() or mathjax is None or not (mathjax / "tex-chtml.js").is_file():
+    sites = [pathlib.Path(sysconfig.get_paths()["purelib"])] + [pathlib.Path(p) for p in sys.path if p]
+    mathjax = next((s / "sphinx-mathjax-offline/static/mathjax" for s in sites
+                    if (s / "sphinx-mathjax-offline/static/mathjax/tex-chtml.js").is_file()), None)
+    if not (reveal / "dist/reveal.js").is_file() or mathjax is None:
         raise FileNotFoundError("reveal.js (sphinx-revealjs) or MathJax (sphinx-mathjax-offline) is not installed")
     return reveal, mathjax
 
