@@ -29,6 +29,8 @@ pytest.importorskip("otter")
 #: The assignment graded here: per-student variants, several parts, a choice.
 GRADED = "a4-parallel"
 STUDENT = "s-2026-0042"
+#: The from-scratch coding lab, graded against collectives.run_collective and the ring schedule.
+LAB = "a3-lab-ring"
 
 
 def test_every_part_of_the_book_has_an_assignment():
@@ -40,7 +42,10 @@ def test_every_part_of_the_book_has_an_assignment():
     for name, (_p, _t, labels) in A.ASSIGNMENTS.items():
         assert labels, name
         for label in labels:
-            assert label in E.labels(), (name, label)
+            if label.startswith("code:"):
+                assert label[len("code:"):] in A.CODING, (name, label)
+            else:
+                assert label in E.labels(), (name, label)
 
 
 def test_master_solves_with_the_key_and_tests_call_the_checker():
@@ -54,12 +59,20 @@ def test_master_solves_with_the_key_and_tests_call_the_checker():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def all_built(tmp_path_factory):
     where = os.environ.get("ASSIGNMENTS_DIR")
     if where:
-        dist = pathlib.Path(where) / GRADED / "dist"
-        return dist / "student" / f"{GRADED}.ipynb", sorted((dist / "autograder").glob("*.zip"))[-1]
-    return A.build(tmp_path_factory.mktemp("assignments"), [GRADED])[GRADED]
+        out = {}
+        for name in (GRADED, LAB):
+            dist = pathlib.Path(where) / name / "dist"
+            out[name] = dist / "student" / f"{name}.ipynb", sorted((dist / "autograder").glob("*.zip"))[-1]
+        return out
+    return A.build(tmp_path_factory.mktemp("assignments"), [GRADED, LAB])
+
+
+@pytest.fixture(scope="module")
+def built(all_built):
+    return all_built[GRADED]
 
 
 def _questions(nb):
@@ -144,3 +157,38 @@ def test_otter_grades_locally(built, tmp_path, mode):
     for q, n in parts.items():
         want = {"right": n, "wrong": 0, "partial": 1}[mode]
         assert scores[q] == (want, n), (mode, q, scores[q])
+
+
+NAIVE_RING = """    p = len(arrays)
+    total = sum(np.asarray(a, dtype=float) for a in arrays)
+    for r in range(p):
+        for d in range(p):
+            if d != r:
+                send(r, d, arrays[r])
+    return [total.copy() for _ in range(p)]"""
+
+
+def _solution_body():
+    src = A.CODING["ring-allreduce"]["solution"]
+    body = src.split("# BEGIN SOLUTION\n", 1)[1].split("    # END SOLUTION", 1)[0]
+    return body.rstrip("\n")
+
+
+@pytest.mark.parametrize("mode", ["right", "naive"])
+def test_the_coding_lab_is_graded_against_the_library(all_built, tmp_path, mode):
+    student_nb, zip_path = all_built[LAB]
+    nb = nbformat.read(student_nb, as_version=4)
+    body = _solution_body() if mode == "right" else NAIVE_RING
+    n = 0
+    for c in nb.cells:
+        if c.cell_type == "code" and "def ring_allreduce(arrays, send):\n    ..." in c.source:
+            c.source = c.source.replace("def ring_allreduce(arrays, send):\n    ...",
+                                        "def ring_allreduce(arrays, send):\n" + body)
+            n += 1
+        c.source = c.source.replace('STUDENT_ID = ""', f'STUDENT_ID = "{STUDENT}"')
+    assert n == 1  # the student gets the signature, not the body
+    sub = tmp_path / f"{LAB}.ipynb"
+    nbformat.write(nb, sub)
+    scores = _grade(zip_path, sub, tmp_path / "out")
+    # right: the sum and the messages; naive: the sum (2 of 4 points), not the ring's traffic
+    assert scores == {"q1": ((4, 4) if mode == "right" else (2, 4))}, scores

@@ -25,8 +25,14 @@ The master's solutions are computed by ``interconnect.exercises.expected`` (the
 instructors' edition of the library), so ``otter assign`` checks, by running the hidden
 tests on them, that the key and the checker agree before it writes anything.
 
-``tests/test_assignments.py`` builds one assignment and grades a right, a wrong and a
-partial submission with ``otter run`` (local grading, no Docker) and checks the scores.
+An assignment can also hold a from-scratch coding task (:data:`CODING`, named
+``"code:<task>"``): the student writes a function whose hidden tests compare it with the
+library (the ring AllReduce of ``a3-lab-ring`` against ``collectives.run_collective`` and
+the ring schedule's messages).
+
+``tests/test_assignments.py`` builds two assignments and grades, with ``otter run`` (local
+grading, no Docker), a right, a wrong and a partial submission of one and a right and a
+naive (whole arrays sent) solution of the coding lab, and checks the scores.
 """
 
 from __future__ import annotations
@@ -54,10 +60,90 @@ ASSIGNMENTS = {
                    ["pcie-ex-lanes", "pcie-ex-headline"]),
     "a3-stack": ("The four-layer stack", "Links and collectives",
                  ["phys-ex-pcie", "coll-ex-bytes"]),
+    "a3-lab-ring": ("The four-layer stack", "Lab: a ring AllReduce from scratch",
+                    ["code:ring-allreduce"]),
     "a4-parallel": ("Parallelism meets the interconnect", "Pipelines, tensor parallelism and failures",
                     ["pp-ex-share", "tp-ex-bytes", "rel-ex-mtbf"]),
     "a5-practice": ("Practice", "Units, directions and the next links",
                     ["dis-ex-units", "dis-ex-bidir", "out-ex-nvlink6"]),
+}
+
+#: The test helper of the ring AllReduce task: runs the student's function with a ``send``
+#: that records every message.
+_RING_RUN = """import numpy as np
+from interconnect.collectives import run_collective, schedule
+def _run(p, n, seed):
+    rng = np.random.default_rng(seed)
+    arrays = [rng.integers(-50, 50, n).astype(float) for _ in range(p)]
+    log = []
+    def send(src, dst, data):
+        log.append((src, dst, int(np.asarray(data).size)))
+        return np.array(data, dtype=float, copy=True)
+    out = ring_allreduce([a.copy() for a in arrays], send)
+    return arrays, out, log
+"""
+
+_RING_SOLUTION = """import numpy as np
+
+
+def ring_allreduce(arrays, send):
+    # BEGIN SOLUTION
+    p = len(arrays)
+    bufs = [np.array(a, dtype=float, copy=True) for a in arrays]
+    sizes = [len(c) for c in np.array_split(np.arange(bufs[0].size), p)]
+    edges = np.concatenate([[0], np.cumsum(sizes)])
+
+    def chunk(i):
+        return slice(edges[i % p], edges[i % p + 1])
+
+    # reduce-scatter: at step s rank r sends chunk r - s to rank r + 1, which adds it
+    for s in range(p - 1):
+        msgs = [send(r, (r + 1) % p, bufs[r][chunk(r - s)]) for r in range(p)]
+        for r in range(p):
+            bufs[(r + 1) % p][chunk(r - s)] += msgs[r]
+    # all-gather: rank r now holds chunk r + 1 summed; at step s it passes on chunk r + 1 - s
+    for s in range(p - 1):
+        msgs = [send(r, (r + 1) % p, bufs[r][chunk(r + 1 - s)]) for r in range(p)]
+        for r in range(p):
+            bufs[(r + 1) % p][chunk(r + 1 - s)] = msgs[r]
+    return bufs
+    # END SOLUTION"""
+
+#: From-scratch coding tasks: the prompt, the master's solution (otter replaces the body
+#: between the SOLUTION markers by ``...`` in the student notebook) and the tests
+#: ``(points, hidden, code)``, which grade the student's code against the library: here the
+#: result against ``collectives.run_collective`` and the messages against the ring schedule
+#: of ``collectives.schedule``.
+CODING = {
+    "ring-allreduce": {
+        "chapter": "book/stack/collectives",
+        "prompt": (
+            "Write `ring_allreduce(arrays, send)` from scratch, with numpy only (not the library). `arrays` holds "
+            "one 1-D array per rank, all of length $n$, on $p$ ranks. Split each array into $p$ chunks as "
+            "`np.array_split` does. Run the ring algorithm: a reduce-scatter of $p - 1$ steps, in which every rank "
+            "sends one chunk to rank $(r + 1) \\bmod p$, which adds it to its own, then an all-gather of $p - 1$ "
+            "steps, in which every rank passes a finished chunk on the same way. Every message must go through "
+            "`received = send(src, dst, chunk)`, which returns what `dst` receives. Return the list of the $p$ "
+            "arrays the ranks hold at the end: each is the sum of all the inputs.\n\n"
+            "The grader runs your function for several $p$ and $n$ (also $n$ not a multiple of $p$), compares the "
+            "result with the library's `collectives.run_collective(arrays, \"allreduce\", \"ring\")`, and counts "
+            "your messages against the library's ring schedule: $2(p - 1)$ messages a rank, each one chunk, each "
+            "to the next rank. A function that gets the sum right by sending whole arrays scores half."),
+        "solution": _RING_SOLUTION,
+        "tests": [
+            (0, False, "assert callable(ring_allreduce), 'define ring_allreduce(arrays, send)'"),
+            (2, True, _RING_RUN + """for p, n in ((2, 6), (3, 7), (5, 23), (8, 64)):
+    arrays, out, log = _run(p, n, 10 * p + n)
+    want = run_collective(arrays, "allreduce", "ring")
+    assert len(out) == p and all(np.allclose(o, w) for o, w in zip(out, want))"""),
+            (2, True, _RING_RUN + """for p, n in ((3, 7), (5, 23), (8, 64)):
+    arrays, out, log = _run(p, n, 10 * p + n)
+    ref = np.bincount(np.asarray(schedule("allreduce", p, "ring").src), minlength=p)
+    assert np.array_equal(np.bincount([s for s, _, _ in log], minlength=p), ref)
+    assert all(d == (s + 1) % p for s, d, _ in log)
+    assert all(k <= -(-n // p) for _, _, k in log)"""),
+        ],
+    },
 }
 
 _ROLE_MATH = re.compile(r"\{math\}`([^`]*)`")
@@ -120,6 +206,20 @@ def _raw(text):
     return nbformat.v4.new_raw_cell(text)
 
 
+def _coding_question(i, q, name):
+    """The cells of a from-scratch coding question (:data:`CODING`)."""
+    task = CODING[name]
+    tests = task["tests"]
+    cells = [_raw(f"# BEGIN QUESTION\nname: {q}\npoints: {[pts for pts, _h, _c in tests]}"),
+             nbformat.v4.new_markdown_cell(f"**Question {i}** (coding, from `{task['chapter']}`)\n\n{task['prompt']}"),
+             _raw("# BEGIN SOLUTION"), nbformat.v4.new_code_cell(task["solution"]), _raw("# END SOLUTION"),
+             _raw("# BEGIN TESTS")]
+    for _pts, hidden, code in tests:
+        config = '""" # BEGIN TEST CONFIG\nhidden: true\n""" # END TEST CONFIG\n' if hidden else ""
+        cells.append(nbformat.v4.new_code_cell(config + code))
+    return cells + [_raw("# END TESTS"), _raw("# END QUESTION")]
+
+
 def master(name):
     """The master notebook (Otter Assign format) of assignment ``name``."""
     from interconnect import exercises as E
@@ -141,6 +241,9 @@ def master(name):
                  "from interconnect.exercises import describe")]
     for i, label in enumerate(labels, 1):
         q = f"q{i}"
+        if label.startswith("code:"):
+            cells += _coding_question(i, q, label[len("code:"):])
+            continue
         chapter, text = exercise_text(label)
         parts = _parts(label)
         varied = bool(E._get(label).variants)
