@@ -64,7 +64,7 @@ def all_built(tmp_path_factory):
     if where:
         out = {}
         for name in (GRADED, LAB):
-            dist = pathlib.Path(where) / name / "dist"
+            dist = pathlib.Path(where).resolve() / name / "dist"
             out[name] = dist / "student" / f"{name}.ipynb", sorted((dist / "autograder").glob("*.zip"))[-1]
         return out
     return A.build(tmp_path_factory.mktemp("assignments"), [GRADED, LAB])
