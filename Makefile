@@ -7,6 +7,8 @@
 #               the handout _build/interconnect-student.zip
 #   make instructor  the answer key into _build/instructor (instructors only)
 #   make live   the chapters as notebooks with their numbers in the prose, for JupyterLab
+#   make slides  one offline reveal.js deck per chapter into _build/instructor/slides
+#   make assignments  the otter-grader assignments (student notebooks, autograder zips) into _build/assignments
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +20,7 @@ JB := $(VENV)/bin/jupyter-book
 # checked (every target here); a reader's live notebook skips them (interconnect.widgets).
 export INTERCONNECT_STATIC_FRAMES := 1
 
-.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor bench execute live lock clean
+.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor assignments slides bench execute live lock clean
 
 venv: $(STAMP)
 
@@ -56,7 +58,7 @@ lint: venv
 	$(VENV)/bin/lint-imports --config lib/pyproject.toml
 
 lib-tests: venv
-	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_built_html.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py -q -p no:cacheprovider
+	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_built_html.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py --ignore=tests/test_assignments.py -q -p no:cacheprovider
 	@# every Examples section in the library's docstrings is a doctest
 	$(PY) -m pytest --doctest-modules lib/src/interconnect -q -p no:cacheprovider
 
@@ -109,7 +111,23 @@ INSTRUCTOR := _build/instructor
 instructor: venv
 	$(PY) tools/student_edition.py --instructor $(INSTRUCTOR) $(if $(STUDENTS),--students $(STUDENTS))
 
-test: lint lib-tests nbval build-strict pdf browser-test student
+# Autograded assignments, one or more per part of the book (tools/assignments.py): for each,
+# otter-grader's student notebook and autograder zip with hidden tests that call the
+# library's checker; then a right, a wrong and a partial submission are graded locally
+# (otter run, no Docker) and their scores checked (tests/test_assignments.py)
+ASSIGNMENTS := _build/assignments
+assignments: venv
+	rm -rf $(ASSIGNMENTS)
+	$(PY) tools/assignments.py $(ASSIGNMENTS)
+	ASSIGNMENTS_DIR=$(ASSIGNMENTS) $(PY) -m pytest tests/test_assignments.py -q -p no:cacheprovider
+	@echo "Assignments in $(ASSIGNMENTS)/*/dist: student/ to hand out, autograder/*.zip to grade with."
+
+# Lecture slides, one offline reveal.js deck per chapter (tools/slides.py), into the
+# instructors' build; CHAPTERS=book/part/chapter.ipynb ... builds only those
+slides: venv
+	$(PY) tools/slides.py $(INSTRUCTOR)/slides $(CHAPTERS)
+
+test: lint lib-tests nbval build-strict pdf browser-test student assignments
 	@echo "All checks passed."
 
 bench: venv

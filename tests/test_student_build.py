@@ -217,3 +217,22 @@ def test_the_handouts_library_holds_no_expected_value():
                 assert not any(p.search(lib) for p in pats), f"{label} [{part}]: {x} is in the handout's library"
                 checked += 1
     assert checked >= 100
+
+
+def test_the_handout_holds_no_exam_question_bank():
+    """The exam bank (tools/question_bank.py) and its keys are in the instructors' build only."""
+    bank_path = INSTRUCTOR / "question_bank.json"
+    assert bank_path.is_file(), f"no question bank at {bank_path}; run `make instructor`"
+    bank = json.loads(bank_path.read_text())
+    assert len(bank) >= 40
+    z = _zip()
+    names = z.namelist()
+    assert not [n for n in names if "question_bank" in n or "slides" in n.lower()]
+    text = _norm("\n".join(z.read(n).decode(errors="replace") for n in names
+                           if n.endswith((".ipynb", ".html", ".py", ".md", ".json", ".js", ".txt"))))
+    keys = [_norm(q["key"]) for q in bank if isinstance(q["key"], str) and len(q["key"]) >= 40]
+    # calibration: the same search finds every key in the instructors' page of the bank
+    shown = _norm(html.unescape(re.sub(r"<[^>]+>", "", (INSTRUCTOR / "question_bank.html").read_text())))
+    assert len(keys) >= 20 and all(k in shown for k in keys)
+    leaks = [k[:60] for k in keys if k in text]
+    assert not leaks, f"exam keys in the handout: {leaks[:5]}"

@@ -450,7 +450,39 @@ def instructor_key(outdir, students=()):
         "<table border='1' cellpadding='3'><tr><th>exercise</th><th>part</th><th>answer</th><th>unit</th>"
         "<th>rtol</th><th>chapter</th></tr>\n" + "\n".join(rows) + "\n</table>\n")
     print(f"answer key: {outdir / 'answer_key.json'}, {outdir / 'answer_key.html'} ({len(key)} exercises)")
+    question_bank(outdir)
     return outdir
+
+
+def question_bank(outdir):
+    """Write the exam question bank with its keys (``tools/question_bank.py``, every numeric
+    key computed by the library) to ``outdir`` as JSON and HTML: instructors only."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import question_bank as QB
+
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    bank = QB.bank()
+    (outdir / "question_bank.json").write_text(json.dumps(bank, indent=1, ensure_ascii=False) + "\n")
+    from interconnect import exercises as E
+
+    def shown(q):
+        if q["kind"] != "numeric":
+            return html.escape(q["key"])
+        tol = "exactly" if not q["rtol"] else f"within {q['rtol'] * 100:.2g} %"
+        return f"{html.escape(E._show(q['key'], q['unit']))} = {q['key']:.6g} {html.escape(q['unit'])} ({tol})"
+
+    rows = [f"<tr><td>{i}</td><td>{html.escape(q['id'])}</td><td>{html.escape(q['chapter'])}</td>"
+            f"<td>{q['kind']}</td><td>{html.escape(q['text'])}</td><td>{shown(q)}</td></tr>"
+            for i, q in enumerate(bank, 1)]
+    (outdir / "question_bank.html").write_text(
+        "<!doctype html><meta charset='utf-8'><title>Exam question bank (instructors only)</title>"
+        "<h1>Exam question bank (instructors only)</h1><p>Numeric keys are computed by the book's library "
+        "(tools/question_bank.py) in SI base units; give students the text only.</p>"
+        "<table border='1' cellpadding='3'><tr><th>#</th><th>id</th><th>chapter</th><th>kind</th>"
+        "<th>question</th><th>key</th></tr>\n" + "\n".join(rows) + "\n</table>\n")
+    print(f"question bank: {outdir / 'question_bank.html'} ({len(bank)} questions)")
+    return bank
 
 
 def main(argv):

@@ -12,15 +12,20 @@ CHAPTER = "book/practice/distinctions"
 
 
 # dis-ex-units: an 800 Gb/s port in bytes/s, and the time to send 10 GiB through it
-@exercise("dis-ex-units", CHAPTER, parts=("bandwidth", "time"),
+def _vary_units(rng):
+    """Per-student numbers: the port (a catalog name) and the buffer in GiB."""
+    return {"port": str(rng.choice(["eth-200g", "eth-400g", "eth-800g"])), "gib": int(rng.choice([4, 10, 16, 40, 64]))}
+
+
+@exercise("dis-ex-units", CHAPTER, parts=("bandwidth", "time"), variants=_vary_units,
           doc="bandwidth of an 800 Gb/s port (B/s per direction) and the time to send 10 GiB at that rate (s)")
-def _dis_ex_units():
-    bw = links.get_link("eth-800g").bandwidth
+def _dis_ex_units(port="eth-800g", gib=10):
+    bw = links.get_link(port).bandwidth
     return {
         "bandwidth": Answer(bw, "B/s"),
-        "time": Answer(10 * GiB / bw, "s", mistakes={
-            "took 10 GiB as 10 GB (10^9 bytes each)": 10e9 / bw,
-            "divided bytes by bits per second (800e9 instead of 100e9 bytes/s)": 10 * GiB / (8 * bw)}),
+        "time": Answer(gib * GiB / bw, "s", mistakes={
+            "took GiB as GB (10^9 bytes each)": gib * 1e9 / bw,
+            "divided bytes by bits per second (the port's Gb/s instead of its bytes/s)": gib * GiB / (8 * bw)}),
     }
 
 

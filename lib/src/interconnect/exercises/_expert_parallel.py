@@ -10,14 +10,20 @@ CHAPTER = "book/parallel/expert_parallel"
 
 
 # ep-ex-bytes: dispatch bytes of one GPU, 8,192 tokens, h = 5,120, BF16, top-2, EP = 16
-@exercise("ep-ex-bytes", CHAPTER, parts=("sent", "leave"),
+def _vary_ep_bytes(rng):
+    """Per-student numbers: tokens per GPU, hidden size, top-k and the EP degree (64 experts)."""
+    return {"tokens": int(rng.choice([4096, 8192, 16_384])), "hidden": int(rng.choice([4096, 5120, 7168])),
+            "top_k": int(rng.choice([2, 4, 8])), "ep": int(rng.choice([8, 16, 32]))}
+
+
+@exercise("ep-ex-bytes", CHAPTER, parts=("sent", "leave"), variants=_vary_ep_bytes,
           doc="bytes one GPU sends in the dispatch AllToAll (balanced router), and how many leave the GPU")
-def _ep_ex_bytes():
-    T, h, b, k, ep, E = 8192, 5120, 2, 2, 16, 64
+def _ep_ex_bytes(tokens=8192, hidden=5120, top_k=2, ep=16):
+    T, h, b, k, E = tokens, hidden, 2, top_k, 64
     M = moe.alltoall_matrix(np.full(E, ep * T * k // E), ep=ep, hidden=h, bytes_per_element=b)
     sent = float(M[0].sum())
     leave = sent - float(M[0, 0])
-    top1 = "forgot top-k: each token is sent once per chosen expert (k = 2)"
+    top1 = "forgot top-k: each token is sent once per chosen expert (k of them)"
     return {"sent": Answer(sent, "B", mistakes={top1: sent / k}),
             "leave": Answer(leave, "B", mistakes={
                 top1: leave / k,

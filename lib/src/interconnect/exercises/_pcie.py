@@ -20,11 +20,17 @@ def _distinct(value, mistakes, rtol):
 
 
 # pcie-ex-lanes: PCIe 3.0 x8, per direction, bidirectional, and what 128b/130b costs
-@exercise("pcie-ex-lanes", CHAPTER, parts=("per_direction", "bidirectional", "encoding_cost"),
+def _vary_lanes(rng):
+    """Per-student numbers: the slot (PCIe 3.0 to 5.0, all 128b/130b, x4 to x16) as a catalog name."""
+    return {"slot": str(rng.choice(["pcie3x4", "pcie3x8", "pcie3x16", "pcie4x4", "pcie4x8", "pcie4x16",
+                                     "pcie5x8", "pcie5x16"]))}
+
+
+@exercise("pcie-ex-lanes", CHAPTER, parts=("per_direction", "bidirectional", "encoding_cost"), variants=_vary_lanes,
           doc="usable bandwidth of PCIe 3.0 x8 per direction (B/s) and both directions added (B/s both), "
               "and the bytes/s per direction the 128b/130b encoding takes from the raw rate")
-def _pcie_ex_lanes():
-    lk = links.get_link("pcie3x8")
+def _pcie_ex_lanes(slot="pcie3x8"):
+    lk = links.get_link(slot)
     raw = lk.lanes * lk.lane_rate / 8
     usable = raw * lk.encoding_efficiency
     assert np.isclose(usable, lk.bandwidth)
@@ -35,7 +41,7 @@ def _pcie_ex_lanes():
         "per_direction": Answer(lk.bandwidth, "B/s", rtol=0.005, mistakes={no_code: raw}),
         "bidirectional": Answer(lk.bidirectional_bandwidth, "B/s both", rtol=0.005, mistakes={no_code: 2 * raw}),
         "encoding_cost": Answer(cost, "B/s", mistakes={
-            "used 8b/10b (20 %): PCIe 3.0 uses 128b/130b": raw * 0.2,
+            "used 8b/10b (20 %): PCIe 3.0 and later use 128b/130b": raw * 0.2,
             "gave the usable rate, not what the encoding takes away": usable}),
     }
 

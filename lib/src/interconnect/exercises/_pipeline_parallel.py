@@ -2,6 +2,8 @@
 
 from dataclasses import replace
 
+import numpy as np
+
 from .. import links, parallel, pipeline
 from . import Answer, exercise
 
@@ -16,23 +18,35 @@ def _least_m(p, v, target):
 
 
 # pp-ex-bubble: microbatches for a bubble <= 5 % with p = 16, 1F1B and interleaved v = 4
-@exercise("pp-ex-bubble", CHAPTER, parts=("m_1f1b", "m_interleaved"),
+def _vary_bubble(rng):
+    """Per-student numbers: pipeline stages and the largest bubble allowed (a fraction of the ideal time)."""
+    return {"stages": int(rng.choice([8, 12, 16, 24, 32])), "max_bubble": float(rng.choice([0.04, 0.05, 0.1]))}
+
+
+@exercise("pp-ex-bubble", CHAPTER, parts=("m_1f1b", "m_interleaved"), variants=_vary_bubble,
           doc="least m for a bubble of at most 5 % of the ideal time, p = 16, 1F1B and interleaved v = 4")
-def _pp_ex_bubble():
-    p = 16
-    m1, m4 = _least_m(p, 1, 0.05), _least_m(p, 4, 0.05)
+def _pp_ex_bubble(stages=16, max_bubble=0.05):
+    p, x = stages, max_bubble
+    m1, m4 = _least_m(p, 1, x), _least_m(p, 4, x)
+    no_multiple = int(np.ceil((p - 1) / (4 * x) - 1e-9))
+    mistakes_4 = {"rounded down to a multiple of p: the bubble is then above the limit": m4 - p}
+    if no_multiple != m4:
+        mistakes_4["forgot that m must be a multiple of p"] = no_multiple
     return {
-        "m_1f1b": Answer(m1, "1", rtol=0, mistakes={"used p instead of p - 1": 20 * p}),
-        "m_interleaved": Answer(m4, "1", rtol=0, mistakes={
-            "forgot that m must be a multiple of p": (p - 1) * 20 / 4,
-            "rounded down to a multiple of p: the bubble is then above 5 %": m4 - p}),
+        "m_1f1b": Answer(m1, "1", rtol=0, mistakes={"used p instead of p - 1": int(np.ceil(p / x - 1e-9))}),
+        "m_interleaved": Answer(m4, "1", rtol=0, mistakes=mistakes_4),
     }
 
 
 # pp-ex-share: idle share of the step for an 8-stage 1F1B pipeline with 24 microbatches
-@exercise("pp-ex-share", CHAPTER, doc="idle share of the step, (p-1)/(m+p-1), for p = 8, m = 24")
-def _pp_ex_share():
-    p, m = 8, 24
+def _vary_share(rng):
+    """Per-student numbers: pipeline stages and microbatches per step."""
+    return {"stages": int(rng.choice([4, 8, 12, 16])), "microbatches": int(rng.choice([8, 16, 24, 32, 48, 64]))}
+
+
+@exercise("pp-ex-share", CHAPTER, variants=_vary_share, doc="idle share of the step, (p-1)/(m+p-1), for p = 8, m = 24")
+def _pp_ex_share(stages=8, microbatches=24):
+    p, m = stages, microbatches
     b = parallel.pipeline_bubble_fraction(p, m)
     return Answer(b / (1 + b), "1", mistakes={"gave bubble over ideal time, (p-1)/m, not idle over total": b})
 

@@ -9,11 +9,16 @@ CHAPTER = "book/why/primer"
 
 
 # primer-ex-ring: the ring AllReduce of a 1.3B model's BF16 gradient on 8 GPUs, PCIe 4.0 and NVLink 3
-@exercise("primer-ex-ring", CHAPTER, parts=("sent_per_gpu", "time_pcie", "time_nvlink"),
+def _vary_ring(rng):
+    """Per-student numbers: the model's parameters and the number of GPUs in the ring."""
+    return {"params": float(rng.choice([0.35e9, 0.77e9, 1.3e9, 2.7e9, 6.7e9])), "gpus": int(rng.choice([4, 8, 16]))}
+
+
+@exercise("primer-ex-ring", CHAPTER, parts=("sent_per_gpu", "time_pcie", "time_nvlink"), variants=_vary_ring,
           doc="bytes each GPU sends in a ring AllReduce of the 2.6 GB gradient on 8 GPUs, and its time "
               "on pcie4x16 and on nvlink3 (catalog bandwidth and latency)")
-def _primer_ex_ring():
-    n, p = 2 * 1.3e9, 8
+def _primer_ex_ring(params=1.3e9, gpus=8):
+    n, p = 2 * params, gpus
     _, b, _ = C.cost_terms("allreduce", p, "ring")
     out = {"sent_per_gpu": Answer(b * n, "B", mistakes={
         "counted the reduce-scatter half only: the all-gather sends as much again": b * n / 2,
