@@ -173,6 +173,20 @@ def test_the_handout_holds_the_book_the_site_and_the_library():
     assert top + "lib/pyproject.toml" in names
 
 
+def test_the_handouts_notebooks_have_no_myst_markup():
+    """JupyterLab renders no MyST: the handout's pages carry citations, links and exercises as plain Markdown."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import myst_text
+
+    z = _zip()
+    pages = [n for n in z.namelist() if n.startswith("interconnect-student/book/") and n.endswith(".ipynb")]
+    assert pages
+    for n in pages:
+        nb = json.loads(z.read(n))
+        text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        assert not myst_text.leftovers(text), (n, myst_text.leftovers(text)[:5])
+
+
 def test_the_handout_holds_no_solution_key_or_instructors_material():
     z = _zip()
     names = z.namelist()

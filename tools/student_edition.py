@@ -51,6 +51,9 @@ import zipfile
 import numpy as np
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import myst_text  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 START = re.compile(r"^```\{solution-start\}.*?$", re.M)
 END = re.compile(r"^```\{solution-end\}[ \t]*\n```[ \t]*$", re.M)
@@ -400,6 +403,16 @@ jupyterlab>=4
 """
 
 
+def _plain_markdown(path, outdir, index):
+    """A handout page with its MyST (citations, links, exercise fences) as plain Markdown."""
+    doc = path.relative_to(outdir).with_suffix("").as_posix()
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".md":
+        return myst_text.render_markdown(text, doc, index)
+    nb = myst_text.render_notebook(json.loads(text), doc, index)
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
 def archive(outdir, zip_path, salt=None):
     """The handout: one zip of the student notebooks, the built HTML and the student library."""
     outdir, zip_path = pathlib.Path(outdir).resolve(), pathlib.Path(zip_path).resolve()
@@ -412,10 +425,16 @@ def archive(outdir, zip_path, salt=None):
     with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
         lib = student_lib(pathlib.Path(tmp) / "lib", salt=salt)
         trees = ((outdir / "book", f"{top}/book"), (html_dir, f"{top}/html"), (lib, f"{top}/lib"))
+        index = myst_text.BookIndex(outdir)
         for src, arc in trees:
             for path in sorted(src.rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts and ".ipynb_checkpoints" not in path.parts:
-                    z.write(path, f"{arc}/{path.relative_to(src).as_posix()}")
+                    name = f"{arc}/{path.relative_to(src).as_posix()}"
+                    if src == outdir / "book" and path.suffix in (".ipynb", ".md"):
+                        # the notebooks open in JupyterLab: MyST roles and fences as plain Markdown
+                        z.writestr(name, _plain_markdown(path, outdir, index))
+                    else:
+                        z.write(path, name)
         z.writestr(f"{top}/README.md", STUDENT_README.format(title=title))
         z.writestr(f"{top}/requirements.txt", STUDENT_REQUIREMENTS)
     print(f"student handout: {zip_path} ({zip_path.stat().st_size / 1e6:.1f} MB)")
