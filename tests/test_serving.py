@@ -15,7 +15,11 @@ from interconnect.collectives import collective_time
 from interconnect.memory import kv_cache_bytes
 from interconnect.parallel import ceiling_fraction
 from interconnect.parallel.machines import machine
+from interconnect.serving.steps import DEEPGEMM_SMALL_M_BANDWIDTH, STREAM_EFFICIENCY, stream_bandwidth
 from interconnect.units import GiB, KiB
+
+#: What an H100 decode kernel reads per second: the HBM peak times the streaming fraction.
+HBM = 3.35e12 * STREAM_EFFICIENCY
 
 L70 = models.get("llama3-70b")
 MIX = models.get("mixtral-8x7b")
@@ -79,8 +83,8 @@ def test_capacity_errors_name_parameter_value_and_range():
 def test_decode_at_batch_one_is_weights_over_hbm_bandwidth():
     d = serving.decode_step_time(L70, "dgx-h100", 1, 1)
     assert d.memory_bound and d.comm == 0.0
-    assert d.weights == pytest.approx(2 * L70.params / 3.35e12)
-    assert d.kv == pytest.approx(320 * KiB / 3.35e12)
+    assert d.weights == pytest.approx(2 * L70.params / HBM)
+    assert d.kv == pytest.approx(320 * KiB / HBM)
     assert d.total == pytest.approx(d.weights + d.kv)
     assert d.tokens_per_second == pytest.approx(1 / d.total)
 
@@ -89,7 +93,7 @@ def test_decode_memory_terms_match_the_applications_roofline():
     # a dense model at tp = 1: the same weights + KV over HBM as applications.decode_step
     b, c = 16, 4096
     d = serving.decode_step_time(L70, "dgx-h100", b, c)
-    ref = decode_step(L70.params, 80, 8192, 1, 450e9, 0.0, 3.35e12, batch=b,
+    ref = decode_step(L70.params, 80, 8192, 1, 450e9, 0.0, HBM, batch=b,
                       kv_bytes=kv_cache_bytes(80, 8, 128, c, b))
     assert d.weights == pytest.approx(ref.weights) and d.kv == pytest.approx(ref.kv)
 
@@ -98,8 +102,8 @@ def test_decode_tp_adds_two_small_allreduces_per_layer():
     d = serving.decode_step_time(L70, "dgx-h100", 4, 1024, tp=8)
     one = serving.allreduce_small(4 * 8192 * 2, 8, (450e9 * H100.comm_efficiency, H100.intra_latency))
     assert d.comm == pytest.approx(2 * 80 * one)
-    assert d.weights == pytest.approx(2 * L70.params / 8 / 3.35e12)
-    assert d.kv == pytest.approx(4 * 1024 * 40 * KiB / 3.35e12)
+    assert d.weights == pytest.approx(2 * L70.params / 8 / HBM)
+    assert d.kv == pytest.approx(4 * 1024 * 40 * KiB / HBM)
 
 
 def test_decode_prices_another_step_latency_through_the_cluster():
@@ -137,7 +141,7 @@ def test_moe_decode_reads_only_the_touched_experts():
     assert serving.weights_read(MIX, 10_000) == pytest.approx(MIX.params)
     assert serving.weights_read(L70, 1) == L70.params
     d1 = serving.decode_step_time(MIX, "dgx-h100", 1, 1)
-    assert d1.weights == pytest.approx(2 * MIX.active_params / 3.35e12)
+    assert d1.weights == pytest.approx(2 * MIX.active_params / HBM)
 
 
 def test_prefill_closed_form():
@@ -291,3 +295,14 @@ def test_kv_read_factor_is_query_heads_per_kv_head(name):
     assert serving.kv_read_factor(DSV3, "per-query-head") == 1.0      # MLA: one latent vector, no heads to repeat
     with pytest.raises(ValueError, match=r"kv_reads='per-token' is unknown; allowed: per-kv-head, per-query-head"):
         serving.kv_read_factor(m, "per-token")
+
+
+def test_stream_bandwidth_is_the_median_deepgemm_small_m_bandwidth_over_the_h800_hbm():
+    # the median of the twelve M = 64 and 128 rows of DeepGEMM's table: (2277 + 2320) / 2 GB/s
+    assert sorted(DEEPGEMM_SMALL_M_BANDWIDTH)[5:7] == [2277e9, 2320e9]
+    assert STREAM_EFFICIENCY == pytest.approx(2298.5e9 / 3.35e12)
+    assert stream_bandwidth("dgx-h100") == pytest.approx(HBM)
+    assert stream_bandwidth("dgx-h200") == pytest.approx(4.8e12 * 2298.5e9 / 3.35e12)
+    # no measurement of another GPU: every GPU takes the same fraction of its HBM bandwidth
+    a100 = serving.as_machine("dgx-a100").memory_bandwidth
+    assert stream_bandwidth("dgx-a100") == pytest.approx(a100 * STREAM_EFFICIENCY)

@@ -7,10 +7,11 @@ from hypothesis import strategies as st
 
 from interconnect import serving, topology, transfer
 from interconnect.catalog import models
+from interconnect.serving.steps import STREAM_EFFICIENCY
 from interconnect.units import KiB
 
 L70 = models.get("llama3-70b")
-BW = 3.35e12
+BW = 3.35e12 * STREAM_EFFICIENCY    # what a decode kernel reaches of the HBM peak
 
 
 def _nvlink(nbytes):

@@ -3,8 +3,9 @@
 * :mod:`~interconnect.serving.kv`: the paged KV cache (vLLM): :func:`kv_capacity`, what one
   token's cache takes per GPU (:func:`kv_bytes_per_token`, :func:`kv_shards`).
 * :mod:`~interconnect.serving.steps`: :func:`prefill_time` (compute-bound, causal
-  FlashAttention) and :func:`decode_step_time` (bound by HBM at small batch), with GQA/MLA,
-  MoE and FP8, and the tensor-parallel AllReduces.
+  FlashAttention) and :func:`decode_step_time` (bound by HBM at small batch, read at the
+  bandwidth a streaming kernel reaches, :func:`stream_bandwidth`), with GQA/MLA, MoE and FP8,
+  and the tensor-parallel AllReduces.
 * :mod:`~interconnect.serving.allreduce`: the small-message AllReduces inference engines use,
   one-shot, two-shot, NVLS and ring (:func:`allreduce_small`, :func:`allreduce_crossover`).
 * :mod:`~interconnect.serving.batching`: continuous batching in steady state
@@ -56,12 +57,21 @@ from .machines import H100_PCIE, pcie_h100
 from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
 from .published import PublishedServing
-from .steps import DecodeTime, PrefillTime, as_machine, decode_roofline, decode_step_time, prefill_time, weights_read
+from .steps import (
+    DecodeTime,
+    PrefillTime,
+    as_machine,
+    decode_roofline,
+    decode_step_time,
+    prefill_time,
+    stream_bandwidth,
+    weights_read,
+)
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
 __all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
-           "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
+           "stream_bandwidth", "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",

@@ -19,6 +19,11 @@
   :func:`interconnect.applications.decode_step`. The weights are those an MoE step actually
   reads (the experts its ``b`` tokens touch), FP8 weights and peak where asked, and the KV
   cache split as :func:`~interconnect.serving.kv_shards`.
+* **Bandwidth** that those reads reach is :func:`stream_bandwidth`, not the HBM peak: the
+  kernels of a decode step (GEMMs of a few rows, attention over the cache) stream their
+  operands, and the best published FP8 GEMMs of 64 and 128 rows reach a median 69 % of an
+  H800's HBM bandwidth (DeepGEMM's table, :data:`DEEPGEMM_SMALL_M_BANDWIDTH`); the prefill's
+  weight and cache traffic is read at the same rate.
 
 Both add ``2 l`` tensor-parallel AllReduces of ``tokens * hidden * act_bytes`` bytes (two per
 layer, Shoeybi et al. 2019, not overlapped: each layer waits for the one before), costed by
@@ -54,6 +59,8 @@ R. Pope et al., "Efficiently Scaling Transformer Inference", MLSys 2023 (arXiv:2
 T. Dao, "FlashAttention-2", ICLR 2024; J. Shah et al., "FlashAttention-3", NeurIPS 2024
 (the causal mask halves the work).
 M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, sec. 3.
+C. Zhao, L. Zhao, J. Li, Z. Xu, DeepGEMM, github.com/deepseek-ai/DeepGEMM, README "Performance" (initial
+commit a6d97a1, 2025): FP8 GEMMs on H800, TFLOPS and memory bandwidth per shape.
 W. Kwon et al., vLLM, ``vllm/v1/engine`` (pipeline parallelism with ``pp`` batches in flight).
 """
 
@@ -69,7 +76,7 @@ from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_small
 from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine",
-           "decode_roofline"]
+           "decode_roofline", "stream_bandwidth", "STREAM_EFFICIENCY", "DEEPGEMM_SMALL_M_BANDWIDTH"]
 
 
 def as_machine(machine):
@@ -103,10 +110,62 @@ def as_machine(machine):
     return machine
 
 
+#: Memory bandwidth DeepGEMM's FP8 GEMMs of 64 and 128 rows (the row counts of a decode batch)
+#: reach on an H800 SXM5, bytes/s: the twelve rows with ``M`` = 64 and 128 of the first table of
+#: its README ("Normal GEMMs for dense models", initial commit a6d97a1, February 2025; NVCC
+#: 12.8), in the table's order. Bytes are the GEMM's operands and output, most of them the
+#: ``N x K`` weight matrix a decode step streams.
+DEEPGEMM_SMALL_M_BANDWIDTH = (1688e9, 2455e9, 2143e9, 2668e9, 2320e9, 2470e9,
+                              1509e9, 2448e9, 2103e9, 2604e9, 2221e9, 2277e9)
+
+#: HBM bandwidth of the H800 SXM5 the table was measured on, bytes/s, taken as the H100 SXM5's
+#: 3.35 TB/s of HBM3: the H800 is the H100 SXM5 with a narrower NVLink (an assumption; the
+#: bibliography holds no H800 datasheet).
+H800_MEMORY_BANDWIDTH = 3.35e12
+
+#: Fraction of the HBM bandwidth a streaming kernel reaches: the median of
+#: :data:`DEEPGEMM_SMALL_M_BANDWIDTH` over :data:`H800_MEMORY_BANDWIDTH` (0.686), one constant
+#: taken from that one component measurement, none of the validation rows. It is Hopper's; the
+#: library holds no such measurement of another GPU, so every GPU takes it (an assumption, as
+#: :func:`~interconnect.serving.pcie_h100` takes the SXM's fractions), and it is applied to the
+#: attention kernels' KV-cache reads as well as the weight GEMMs (an assumption too: no
+#: measurement of a decode attention kernel's bandwidth).
+STREAM_EFFICIENCY = float(np.median(DEEPGEMM_SMALL_M_BANDWIDTH)) / H800_MEMORY_BANDWIDTH
+
+
+def stream_bandwidth(machine):
+    """HBM bandwidth a decode step's streaming kernels reach on one GPU of ``machine``, bytes/s:
+    ``memory_bandwidth x`` :data:`STREAM_EFFICIENCY`.
+
+    A GEMM of a few rows (a decode batch) is bound by reading its weights, and even the best such
+    kernels leave part of the HBM bandwidth unused: DeepGEMM's FP8 GEMMs of 64 and 128 rows
+    reach 1.5 to 2.7 TB/s of an H800's 3.35 TB/s, a median of 69 %.
+
+    Parameters
+    ----------
+    machine : str or Cluster
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(stream_bandwidth("dgx-h100") / 1e12, 2), round(stream_bandwidth("dgx-a100") / 1e12, 2)
+    (2.3, 1.4)
+    """
+    return as_machine(machine).memory_bandwidth * STREAM_EFFICIENCY
+
+
 def _fp8(fp8):
     if not isinstance(fp8, bool):
         raise ValueError(f"fp8={fp8!r} is not a bool; allowed True or False")
     return fp8
+
+
+@lru_cache(maxsize=64)
+def _stream(cl):
+    return stream_bandwidth(cl)
 
 
 @lru_cache(maxsize=64)
@@ -350,7 +409,7 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     attention = b * _attention_per_context(model) * s * s / 2.0 / (tp * attn)
     kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
     wbytes = (1.0 if fp8 else 2.0) * weights_read(model, b * s) / tp
-    memory = (wbytes + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes)) / cl.memory_bandwidth
+    memory = (wbytes + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes)) / _stream(cl)
     comm = _comm(model, cl, tp, b * s, ab, algorithm)
     pp = _check_pp(model, cl, tp, pp)
     send = (pp - 1) * _send(machine, tp, pp, b * s * model.hidden * ab)
@@ -413,8 +472,9 @@ def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, 
     terms = _flops(model)
     b = batch / microbatches
     rounds = max(microbatches, pp) / pp     # stage passes per token, in units of a whole model's layers
-    weights = rounds * (1.0 if fp8 else 2.0) * _weights_read(model, max(b, 1e-12)) / tp / cl.memory_bandwidth
-    kv = rounds * b * context * _kv_per_token(model, tp, kv_bytes) / cl.memory_bandwidth
+    bw = _stream(cl)
+    weights = rounds * (1.0 if fp8 else 2.0) * _weights_read(model, max(b, 1e-12)) / tp / bw
+    kv = rounds * b * context * _kv_per_token(model, tp, kv_bytes) / bw
     linear = rounds * b * (terms["matmul"] + terms["logits"]) / (tp * gemm)
     attention = rounds * b * context * _attention_per_context(model) / (tp * attn)
     comm = rounds * _comm(model, cl, tp, max(b, 1e-12), act_bytes, algorithm)
@@ -468,12 +528,13 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     Examples
     --------
     Llama 3 70B on 8 H100, batch 1, 4,096 tokens of context: the weights' 17.6 GB per GPU
-    over 3.35 TB/s, and 160 one-shot AllReduces of 16 KB at the machine's 0.6 us NVLink latency:
+    over the 2.3 TB/s a decode kernel reaches (:func:`stream_bandwidth`), and 160 one-shot
+    AllReduces of 16 KB at the machine's 0.6 us NVLink latency:
 
     >>> from interconnect.catalog import models
     >>> d = decode_step_time(models.get("llama3-70b"), "dgx-h100", 1, 4096, tp=8)
     >>> round(d.total * 1e3, 2), round(d.weights * 1e3, 2), round(d.comm * 1e6), d.memory_bound
-    (5.46, 5.27, 146, True)
+    (7.89, 7.67, 146, True)
     """
     cl = as_machine(machine)
     tp = _check_tp(model, cl, tp)
