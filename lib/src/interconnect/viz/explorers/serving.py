@@ -15,7 +15,7 @@ import numpy as np
 from ... import plots
 from ...serving.machines import pcie_h100
 from ...units import fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["serving_machines", "pcie_h100", "batch_explorer", "BATCHES", "disagg_explorer", "disagg_curves",
            "KV_LINKS", "TPOT_SLOS"]
@@ -143,6 +143,8 @@ def batch_explorer(models=("llama3-8b", "llama3-70b", "llama3-405b"), contexts=(
         note = ax2.text(0.98, 0.03, "", transform=ax2.transAxes, ha="right", va="bottom", fontsize=8,
                         bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         fig.tight_layout()
+
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
 
         def update(model, context, tp, fp8):
             c = batch_curves(model, context, tp, fp8)
@@ -283,6 +285,8 @@ def disagg_explorer(models=("llama3-70b", "llama3-8b"), machine="dgx-h100", outp
         note = ax.text(0.98, 0.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         shade = []
+
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
 
         def update(prompt, model, link, ttft, layerwise):
             c = disagg_curves(model, prompt, link, ttft, layerwise, output, machine)
