@@ -45,8 +45,10 @@ REPORTED = [
     -15.0, -23.6, +20.4, +9.1, -21.6, -25.8, -4.9, -17.1, -29.4, -32.4,
     +17.6, +0.3, +27.1, +26.2, +11.7, +15.3, +15.5, +22.1, +11.4, +19.1,
     +0.8, +11.5, +20.9, +16.5, -6.4, -5.3, -1.0, +2.1, -18.0, -14.0,
-    +11.2, +0.2, +41.3, +59.6, +48.1, +91.2, +35.1, +47.9, +25.7, +35.2,
-    +40.7, +65.4, +15.4, +12.5, +30.0, +33.4, +17.9, +10.3, +14.2, +16.1,
+    # Llama 3.1 405B, TP 8: the AllReduces priced by NCCL's model (NVLS at prefill sizes) are
+    # cheaper than the constant-efficiency ring was, so these rows moved up by 1-7 points
+    +15.2, +2.5, +45.5, +59.6, +48.1, +91.2, +37.1, +47.9, +28.5, +36.9,
+    +41.9, +66.6, +21.6, +18.4, +33.1, +36.0, +25.4, +16.4, +20.2, +20.3,
     +51.4, +35.0, +27.4, +24.9, +61.5, +224.4, +49.5, +202.2,
     -71.1, -42.8, -74.2, -31.9, -58.5, -22.9, -59.0, -20.7,
 ]
@@ -58,10 +60,10 @@ def test_reported_errors():
 
 def test_summary():
     s = serving.validation_summary()
-    assert (s["rows"], s["within"]) == (76, 21)
+    assert (s["rows"], s["within"]) == (76, 17)
     m = serving.validation_summary("max-throughput")
-    assert (m["rows"], m["within"]) == (60, 21)
-    assert round(m["median_abs_error"], 3) == pytest.approx(0.178, abs=1e-3)
+    assert (m["rows"], m["within"]) == (60, 17)
+    assert round(m["median_abs_error"], 3) == pytest.approx(0.202, abs=1e-3)
     # the 2023 engines: static batching and first-token latency are missed by far
     assert serving.validation_summary("static")["within"] == 0
     assert serving.validation_summary("first-token")["mean_error"] < -0.4

@@ -113,7 +113,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 21)
+    (76, 17)
     """
     out = []
     for row in PUBLISHED:
@@ -140,7 +140,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 21, 0.18)
+    (60, 17, 0.2)
     """
     from .._validate import choice
     from .published import MODES
