@@ -211,9 +211,11 @@ class Cluster:
         if self.nccl is None:
             from ..collectives import collective_time
 
-            if op == "sendrecv":
-                bw, lat = _group_link(2, stride, self)
-                return lat + nbytes / bw
+            if op == "sendrecv":   # one hop: over NVLink inside a node, else over the NIC
+                inside = 2 * stride <= self.gpus_per_node
+                bw, lat = (self.intra_bandwidth, self.intra_latency) if inside else \
+                    (self.inter_bandwidth, self.inter_latency)
+                return lat + nbytes / (bw * self.comm_efficiency)
             alg = algorithm or ("pairwise" if op == "alltoall" else "ring")
             return float(collective_time(op, max(nbytes, 1e-300), group, *_group_link(group, stride, self), alg))
         return _nccl_group_time(self.nccl, self.gpus_per_node, op, nbytes, group, stride, algorithm)
