@@ -37,6 +37,17 @@ def test_no_machine_preset_prices_with_a_fitted_constant():
     assert machine("dgx-h100", comm_efficiency=0.7).nccl is None
 
 
+def test_a_preset_with_other_links_drops_the_nccl_model():
+    pcie = replace(H100, intra_bandwidth=63e9, intra_latency=1e-6)          # the same GPUs on PCIe 5.0
+    assert pcie.nccl is None
+    assert pcie.collective_time("allreduce", 2**26, 8) == collective_time(
+        "allreduce", 2**26, 8, 63e9 * H100.comm_efficiency, 1e-6)
+    # another comm_efficiency asks for that constant, as machine(..., comm_efficiency=) does
+    assert replace(H100, comm_efficiency=1.0).nccl is None
+    # another latency alone (custom kernels' flag barrier) keeps NCCL's model
+    assert replace(H100, intra_latency=2e-6).nccl == H100.nccl
+
+
 def test_presets_nccl_machines():
     assert (A100.nccl.arch, A100.nccl.nvlinks, A100.nccl.cpu, A100.nccl.nic_bw) == ("ampere", 12, "amd", 25e9)
     assert (H100.nccl.arch, H100.nccl.nvlinks, H100.nccl.nic_bw) == ("hopper", 18, 50e9)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -79,6 +79,12 @@ class Cluster:
         (:meth:`collective_time`): its choice of algorithm and protocol by size, their latencies
         and achieved bandwidths, on the GPUs and NICs the group spans. None (the default and
         the 2021 calibrated clusters): a ring at ``comm_efficiency`` of the link peak.
+    nccl_links : tuple, optional
+        ``(intra_bandwidth, inter_bandwidth, comm_efficiency)`` the ``nccl`` machine was built
+        with (the presets set it). A copy whose links differ (``dataclasses.replace(machine(
+        "dgx-h100"), intra_bandwidth=...)``, e.g. the same GPUs on PCIe) is no longer the machine
+        NCCL's model describes, and one given another ``comm_efficiency`` asks for that constant:
+        either drops ``nccl`` and prices its collectives at ``comm_efficiency`` of its links.
     """
 
     gpus_per_node: int
@@ -95,6 +101,7 @@ class Cluster:
     attention_efficiency: float | None = None
     gemm_gpu: str | None = None
     nccl: NcclMachine | None = None
+    nccl_links: tuple | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.memory_bandwidth is not None:
@@ -117,6 +124,10 @@ class Cluster:
         for n in ("fp8_gemm_efficiency", "attention_efficiency"):
             if getattr(self, n) is not None:
                 object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
+        if self.nccl is not None and self.nccl_links is not None and \
+                tuple(self.nccl_links) != (self.intra_bandwidth, self.inter_bandwidth, self.comm_efficiency):
+            object.__setattr__(self, "nccl", None)
+            object.__setattr__(self, "nccl_links", None)
         if self.nccl is not None:
             if not isinstance(self.nccl, NcclMachine):
                 raise ValueError(f"nccl={self.nccl!r} is not allowed; allowed: None or an "

@@ -191,6 +191,8 @@ class Machine:
         if unknown:
             raise ValueError(f"overrides={sorted(unknown)} are not allowed; allowed: gemm_efficiency, "
                              "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu, nccl")
+        if extra["nccl"] is not None:
+            extra["nccl_links"] = (base.intra_bandwidth, base.inter_bandwidth, base.comm_efficiency)
         return replace(base, **extra)
 
 
