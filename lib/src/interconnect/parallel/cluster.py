@@ -384,8 +384,14 @@ def _one_nic(m):
     return replace(m, nics_per_node=1)
 
 
-@lru_cache(maxsize=8192)
 def _nccl_time_cached(op, nbytes, nranks, nnodes, machine, algorithm):
+    if machine.graphs is not None:   # graphs do not enter NcclMachine's hash: no cache
+        return nccl_time(op, nbytes, nranks, nnodes, machine=machine, algorithm=algorithm)
+    return _nccl_time_lru(op, nbytes, nranks, nnodes, machine, algorithm)
+
+
+@lru_cache(maxsize=8192)
+def _nccl_time_lru(op, nbytes, nranks, nnodes, machine, algorithm):
     return nccl_time(op, nbytes, nranks, nnodes, machine=machine, algorithm=algorithm)
 
 

@@ -10,11 +10,12 @@ Two catalogs the step-time model (:func:`~interconnect.parallel.step_time`) is r
     GEMM's shape (:mod:`interconnect.parallel.gemm`);
   - collectives: NCCL's own model (:mod:`interconnect.collectives.nccl`, a port of its
     ``tuning.cc``, checked against published nccl-tests figures by
-    :func:`~interconnect.collectives.nccl_validation`) on the machine's
+    ``interconnect.collectives.nccl.nccl_validation()``) on the machine's
     :class:`~interconnect.collectives.NcclMachine` (GPU generation, NVLinks, NICs, CPU): every
     collective at the algorithm, protocol, latency and achieved bandwidth NCCL picks for its
-    size (:meth:`Cluster.collective_time`). The cluster's ``comm_efficiency`` is kept as the
-    measured large-message fraction the model tends to, the nccl-tests ring AllReduce bus
+    size (:meth:`~interconnect.parallel.Cluster.collective_time`). The cluster's
+    ``comm_efficiency`` is kept as the measured large-message fraction the model tends to, the
+    nccl-tests ring AllReduce bus
     bandwidth over the NVLink peak (:func:`comm_efficiency_of`: 234.89 / 300 on 8 A100,
     367.2 / 450 on 8 H200; Blackwell machines take the Hopper fraction): it prices nothing
     in the step model, only closed forms that take a bandwidth;
