@@ -191,14 +191,21 @@ def test_llama3_405b_published_layouts_fit(n, dp, cp, seq, batch):
     assert layout_memory(m, llama_layout(dp, cp, zero_stage=1, recompute="full")) < LIMIT
 
 
-@pytest.mark.parametrize("n, dp, best_rank", [(8192, 64, 1), (16384, 128, 6)])
+@pytest.mark.parametrize("n, dp, best_rank", [(8192, 64, 1), (16384, 128, 3)])
 def test_llama3_405b_published_layouts_rank_near_the_top(n, dp, best_rank):
-    # cp = 1: the layout Meta published (the planner with cp enumerated prefers cp = 2; see the planning chapter)
+    # cp = 1: the layout Meta published (the planner with cp enumerated prefers cp = 2; see the planning chapter).
+    # Ranked by distinct step time: layouts differing only in ZeRO stage or recomputation tie. At 16K GPUs
+    # the gradient ring crosses 128 nodes, one NIC each, and NCCL's model charges each 25 MB bucket about
+    # 1 ms of latency (127 steps), so PP32 x DP64 and PP64 x DP32 come out 1-3 % faster (the constant-
+    # efficiency model had the published layout first)
     p = plan(LLAMA, H100, n, LIMIT, recompute=("none", "selective", "full"), zero_stages=(1, 2),
              uneven_stages=True, stack=CORE, cp_sizes=(1,), microbatches=(1, 2))
+    distinct = sorted({round(st.total, 9) for _, st, _ in p.ranked})
     ranks = [i + 1 for i, (lay, _, _) in enumerate(p.ranked)
              if (lay.tp, lay.pp, lay.dp, lay.cp, lay.microbatch) == (8, 16, dp, 1, 1)]
-    assert ranks and ranks[0] <= best_rank
+    assert ranks
+    assert distinct.index(round(p.ranked[ranks[0] - 1][1].total, 9)) + 1 <= best_rank
+    assert p.ranked[ranks[0] - 1][1].total <= 1.03 * p.ranked[0][1].total
     lay, _, mem = p.ranked[ranks[0] - 1]
     assert lay.zero_stage == 2 and lay.recompute in ("none", "selective") and mem <= LIMIT
 

@@ -1,12 +1,15 @@
 """Expert-parallel MoE decode (serving.moe_decode_step_time) against interconnect.moe and the
 closed forms of the AllToAll."""
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interconnect import moe, serving
 from interconnect.catalog import models
+from interconnect.collectives import nccl_time
 from interconnect.parallel import ceiling_fraction
 from interconnect.parallel.machines import machine
 
@@ -19,16 +22,24 @@ ROUTED = 58 * 256 * ONE
 
 def test_dispatch_inside_one_domain_is_the_moe_alltoall():
     d = serving.moe_decode_step_time(DSV3, "dgx-h100", 64, 1024, 8, fp8=True)
-    bw, lat = 450e9 * H100.comm_efficiency, H100.intra_latency
-    # pairwise AllToAll of 64 tokens x top-8 x 7,168 FP8 bytes: 7 latencies, 7/8 of the bytes
-    assert d.dispatch == pytest.approx(7 * lat + 7 / 8 * 64 * 8 * 7168 * 1 / bw)
-    assert d.combine == pytest.approx(7 * lat + 7 / 8 * 64 * 8 * 7168 * 2 / bw)
-    ref = moe.moe_layer_time(64, 7168, 2048, 8, 8, 1978.9e12, bw, lat,
-                             gemm_efficiency=ceiling_fraction("H100", "fp8"), bytes_per_element=1, matrices=3)
-    assert d.dispatch == pytest.approx(ref["dispatch"])
+    # the preset prices the AllToAll of 64 tokens x top-8 x 7,168 FP8 bytes by NCCL's model: the
+    # 7/8 of it that leaves each GPU as NCCL's one-hop copy on NVLink (its two-rank broadcast)
+    nbytes = 64 * 8 * 7168
+    assert d.dispatch == H100.collective_time("alltoall", nbytes, 8)
+    assert d.dispatch == nccl_time("broadcast", round(7 / 8 * nbytes), 2, 1, machine=H100.nccl)
+    assert d.combine == nccl_time("broadcast", round(7 / 8 * 2 * nbytes), 2, 1, machine=H100.nccl)
     assert d.comm == pytest.approx(58 * (d.dispatch + d.combine))
     assert d.total == pytest.approx(max(d.weights + d.kv, d.compute) + d.comm)
     assert not d.network and d.experts_per_gpu == 32
+    # at the constant efficiency (comm_efficiency given, no NCCL model) it is interconnect.moe's
+    # pairwise AllToAll: 7 latencies, 7/8 of the bytes
+    flat = machine("dgx-h100", comm_efficiency=H100.comm_efficiency)
+    d = serving.moe_decode_step_time(DSV3, flat, 64, 1024, 8, fp8=True)
+    bw, lat = 450e9 * H100.comm_efficiency, H100.intra_latency
+    assert d.dispatch == pytest.approx(7 * lat + 7 / 8 * nbytes / bw)
+    ref = moe.moe_layer_time(64, 7168, 2048, 8, 8, 1978.9e12, bw, lat,
+                             gemm_efficiency=ceiling_fraction("H100", "fp8"), bytes_per_element=1, matrices=3)
+    assert d.dispatch == pytest.approx(ref["dispatch"])
 
 
 def test_weights_replicated_part_and_the_gpus_share_of_touched_experts():
@@ -46,7 +57,8 @@ def test_network_dispatch_one_copy_per_node():
     b, ep = 128, 64
     d = serving.moe_decode_step_time(DSV3, "dgx-h100", b, 1024, ep, fp8=True, node_limit=4)
     copies = moe.cross_node_dispatch(256, 8, 8, 7168, 4, 1)["bytes"]
-    net = 7 * H100.inter_latency + b * copies / H100.inter_bandwidth
+    # what a GPU sends over its own NIC, as NCCL's one-hop copy between two nodes
+    net = nccl_time("broadcast", round(b * copies), 2, 2, machine=replace(H100.nccl, nics_per_node=1))
     inside = serving.moe_decode_step_time(DSV3, "dgx-h100", b, 1024, 8, fp8=True).dispatch
     assert d.dispatch == pytest.approx(max(net, inside))
     assert d.network and d.experts_per_gpu == 4

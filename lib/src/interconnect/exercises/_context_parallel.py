@@ -43,6 +43,10 @@ def _cp_ex_minseq():
     ll, h100 = catalog.models.get("llama3-405b"), machine("dgx-h100")
     lays = {"nvlink": parallel.Layout(dp=1, tp=1, pp=1, cp=8), "ib": parallel.Layout(dp=1, tp=8, pp=1, cp=16)}
     c = {k: parallel.cp_min_tokens(ll, lay, h100) for k, lay in lays.items()}
+    # peak FLOP/s and links at their peak rate, with NCCL's latency of a send (nccl=None: no NCCL model)
+    peak = replace(h100, comm_efficiency=1.0, attention_efficiency=1.0, nccl=None,
+                   intra_latency=h100.collective_time("sendrecv", 0, 2, 1),
+                   inter_latency=h100.collective_time("sendrecv", 0, 2, h100.gpus_per_node))
     out = {}
     for k, lay in lays.items():
         out[k] = Answer(c[k], "1", mistakes={
@@ -50,7 +54,7 @@ def _cp_ex_minseq():
                 parallel.cp_min_tokens(ll, lay, h100, causal=False),
             "took multi-head attention's K, V (128 heads) instead of GQA's 8": c[k] * ll.heads / ll.n_kv_heads,
             "used the peak FLOP/s and link bandwidth instead of the measured efficiencies":
-                parallel.cp_min_tokens(ll, lay, replace(h100, comm_efficiency=1.0, attention_efficiency=1.0))})
+                parallel.cp_min_tokens(ll, lay, peak)})
     out["ratio"] = Answer(c["ib"] / c["nvlink"], "1", mistakes={
         "inverted the ratio: nvlink / ib": c["nvlink"] / c["ib"]})
     return out

@@ -150,7 +150,7 @@ def cp_ring_step(model, layout, cluster, backward=False, causal=True):
     >>> ll = replace(catalog.models.get("llama3-405b"), seq_len=131072, global_batch=128)
     >>> st = cp_ring_step(ll, Layout(dp=8, tp=8, pp=16, cp=16), machine("dgx-h100"))
     >>> st["tokens"], st["bytes"] / 2**20, round(st["ratio"], 2)
-    (8192.0, 4.0, 4.02)
+    (8192.0, 4.0, 4.25)
     """
     f, spf, bpc, bw, lat = _ring_terms(model, layout, cluster, backward, causal)
     c = model.seq_len / layout.cp
@@ -202,7 +202,7 @@ def cp_min_tokens(model, layout, cluster, backward=False, causal=True):
     >>> from interconnect.parallel.machines import machine
     >>> ll, h100 = catalog.models.get("llama3-70b"), machine("dgx-h100")
     >>> [round(cp_min_tokens(ll, Layout(dp=1, tp=t, pp=1, cp=c), h100)) for t, c in ((1, 8), (8, 2))]
-    [499, 4098]
+    [819, 4170]
     """
     a, spf, bpc, bw, lat = _ring_terms(model, layout, cluster, backward, causal)
     A, B = a * spf, bpc / bw

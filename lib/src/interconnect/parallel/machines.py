@@ -8,10 +8,17 @@ Two catalogs the step-time model (:func:`~interconnect.parallel.step_time`) is r
 
   - GEMMs: the GPU's measured matmul ceiling times the tile and wave quantisation of each
     GEMM's shape (:mod:`interconnect.parallel.gemm`);
-  - collectives: the nccl-tests ring AllReduce bus bandwidth over the NVLink peak of the
-    same generation (:mod:`interconnect.catalog.measurements`): 234.89 / 300 on 8 A100,
-    367.2 / 450 on 8 H200. No NVLink 5 measurement is in the catalog yet, so Blackwell
-    machines use the Hopper fraction (said in their ``source``);
+  - collectives: NCCL's own model (:mod:`interconnect.collectives.nccl`, a port of its
+    ``tuning.cc``, checked against published nccl-tests figures by
+    ``interconnect.collectives.nccl.nccl_validation()``) on the machine's
+    :class:`~interconnect.collectives.NcclMachine` (GPU generation, NVLinks, NICs, CPU): every
+    collective at the algorithm, protocol, latency and achieved bandwidth NCCL picks for its
+    size (:meth:`~interconnect.parallel.Cluster.collective_time`). The cluster's
+    ``comm_efficiency`` is kept as the measured large-message fraction the model tends to, the
+    nccl-tests ring AllReduce bus
+    bandwidth over the NVLink peak (:func:`comm_efficiency_of`: 234.89 / 300 on 8 A100,
+    367.2 / 450 on 8 H200; Blackwell machines take the Hopper fraction): it prices nothing
+    in the step model, only closed forms that take a bandwidth;
   - attention: the measured fused-attention throughput of the generation
     (:func:`attention_efficiency_of`: FlashAttention-2 on A100, FlashAttention-3 on H100);
   - FP8 GEMMs: the measured FP8 matmul ceiling (:mod:`interconnect.parallel.gemm`).
@@ -38,12 +45,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .._validate import lookup
+from .._validate import choice, lookup
+from ..collectives.nccl import MACHINES as _NCCL_MACHINES
+from ..collectives.nccl import NcclMachine
 from .cluster import Cluster
 from .layout import Layout
 
-__all__ = ["Machine", "MACHINES", "machine", "machine_names", "comm_efficiency_of", "SoftwareStack", "STACKS",
-           "stack", "stack_names", "attention_efficiency_of"]
+__all__ = ["Machine", "MACHINES", "machine", "machine_names", "comm_efficiency_of", "nccl_machine_of",
+           "SoftwareStack", "STACKS", "stack", "stack_names", "attention_efficiency_of"]
 
 #: nccl-tests ring AllReduce busbw measurement per NVLink generation (catalog name, link name).
 _NVLINK_BUSBW = {"nvlink3": ("a100-nvlink3-allreduce-busbw", "nvlink3"),
@@ -64,6 +73,43 @@ def comm_efficiency_of(nvlink):
 
     name, link = lookup(nvlink, _NVLINK_BUSBW, "nvlink", "nvlink4", "allowed: nvlink3, nvlink4, nvlink5")
     return measurements.get(name).value / get_link(link).bandwidth
+
+
+#: NCCL's compute-capability class of each GPU (``ncclTopoTuneModel``'s ``compCapIndex``) and the
+#: NVLinks per GPU of each NVLink generation (12 on A100, 18 on Hopper and Blackwell; NCCL counts
+#: each at its ``topo.h`` figure).
+_NCCL_ARCH = {"A100": "ampere", "H100": "hopper", "H200": "hopper", "B200": "blackwell", "GB200": "blackwell"}
+_NVLINKS = {"nvlink3": 12, "nvlink4": 18, "nvlink5": 18}
+
+
+def nccl_machine_of(m):
+    """The :class:`~interconnect.collectives.NcclMachine` of a :class:`Machine`: NCCL's view of it.
+
+    The DGX presets are :data:`interconnect.collectives.NCCL_MACHINES`' (``dgx-h200`` is
+    NCCL's H100 node) with the NIC bandwidth of the machine's ``nic``; another machine is
+    built from its GPU generation, NVLinks, one NIC per GPU and its ``cpu``. ``None`` for a
+    machine NCCL's model does not describe (no NVLink switch domain of a known generation);
+    its cluster then prices collectives with ``comm_efficiency``.
+
+    Examples
+    --------
+    >>> n = nccl_machine_of(MACHINES["gb200-nvl72"])
+    >>> n.arch, n.gpus_per_node, n.nvlinks, n.nics_per_node, n.cpu
+    ('blackwell', 72, 18, 72, 'arm')
+    >>> nccl_machine_of(MACHINES["dgx-a100"]).cpu       # DGX A100's EPYC: NCCL's AMD figures
+    'amd'
+    """
+    from dataclasses import replace as _replace
+
+    from ..links import get_link
+
+    if m.gpu not in _NCCL_ARCH or m.nvlink not in _NVLINKS:
+        return None
+    nic_bw = get_link(m.nic).bandwidth
+    if m.key in _NCCL_MACHINES and _NCCL_MACHINES[m.key].gpus_per_node == m.gpus_per_domain:
+        return _replace(_NCCL_MACHINES[m.key], nic_bw=nic_bw, cpu=m.cpu)
+    return NcclMachine(m.key, _NCCL_ARCH[m.gpu], gpus_per_node=m.gpus_per_domain, nvlinks=_NVLINKS[m.nvlink],
+                       nics_per_node=m.gpus_per_domain, nic_bw=nic_bw, cpu=m.cpu)
 
 
 #: Fused-attention measurement per GPU and the GPU it was measured on (its dense BF16 peak is
@@ -109,6 +155,9 @@ class Machine:
     nic : str
         The per-GPU network link (one NIC per GPU, rail-optimised).
     source : str
+    cpu : str
+        The host CPU as NCCL's model classes it (``"intel"``, ``"amd"``, ``"arm"``): it sets the
+        LL bandwidth cap and the network overhead across nodes.
     """
 
     key: str
@@ -117,9 +166,18 @@ class Machine:
     nvlink: str
     nic: str
     source: str
+    cpu: str = "intel"
+
+    def __post_init__(self):
+        choice("cpu", self.cpu, ("intel", "amd", "arm"))
 
     def cluster(self, **overrides):
-        """The :class:`Cluster` of this machine, with component-measured efficiencies."""
+        """The :class:`Cluster` of this machine, with component-measured efficiencies.
+
+        Its collectives are priced by NCCL's model (``Cluster.nccl``, :func:`nccl_machine_of`);
+        overriding ``comm_efficiency`` prices them at that fraction of the link peak instead
+        (``nccl=None``), as does ``nccl=None``.
+        """
         from ..devices import get_gpu
 
         g = get_gpu(self.gpu)
@@ -127,12 +185,15 @@ class Machine:
         kw.update({k: v for k, v in overrides.items() if k in ("gemm_efficiency", "comm_efficiency")})
         base = Cluster.from_links(g, self.nvlink, self.nic, gpus_per_node=self.gpus_per_domain, **kw)
         fp8 = getattr(g, "peak_flops_fp8", None)
-        extra = dict(peak_flops_fp8=fp8, attention_efficiency=attention_efficiency_of(self.gpu), gemm_gpu=self.gpu)
+        extra = dict(peak_flops_fp8=fp8, attention_efficiency=attention_efficiency_of(self.gpu), gemm_gpu=self.gpu,
+                     nccl=None if "comm_efficiency" in overrides else nccl_machine_of(self))
         extra.update({k: v for k, v in overrides.items() if k in extra})
         unknown = set(overrides) - {"gemm_efficiency", "comm_efficiency"} - set(extra)
         if unknown:
             raise ValueError(f"overrides={sorted(unknown)} are not allowed; allowed: gemm_efficiency, "
-                             "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu")
+                             "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu, nccl")
+        if extra["nccl"] is not None:
+            extra["nccl_links"] = (base.intra_bandwidth, base.inter_bandwidth, base.comm_efficiency)
         return replace(base, **extra)
 
 
@@ -140,7 +201,7 @@ _DGX = "one ConnectX NIC per GPU on the compute fabric, rail-optimised"
 MACHINES = {m.key: m for m in (
     Machine("dgx-a100", "A100", 8, "nvlink3", "ib-hdr",
             "NVIDIA DGX A100 user guide: 8 A100 80GB SXM, NVLink 3 through 6 NVSwitches, 8 x ConnectX-6 HDR "
-            "200 Gb/s (" + _DGX + ")"),
+            "200 Gb/s (" + _DGX + "); two AMD EPYC 7742 CPUs", cpu="amd"),
     Machine("dgx-h100", "H100", 8, "nvlink4", "ib-ndr",
             "NVIDIA DGX H100 user guide: 8 H100 SXM5, NVLink 4 through 4 NVSwitches, 8 x ConnectX-7 NDR 400 Gb/s "
             "(" + _DGX + ")"),
@@ -153,7 +214,7 @@ MACHINES = {m.key: m for m in (
     Machine("gb200-nvl72", "GB200", 72, "nvlink5", "ib-ndr",
             "NVIDIA GB200 NVL72: 72 Blackwell GPUs in one NVLink 5 domain (18 NVLink switch trays), one "
             "ConnectX-7 400 Gb/s per GPU on the compute fabric (DGX GB200 user guide); collective efficiency: the "
-            "Hopper busbw fraction, no NVLink 5 nccl-tests figure in the catalog"),
+            "Hopper busbw fraction, no NVLink 5 nccl-tests figure in the catalog; Grace (Arm) CPUs", cpu="arm"),
 )}
 
 
@@ -177,7 +238,8 @@ def machine(name, **overrides):
         One of :func:`machine_names`.
     **overrides
         ``gemm_efficiency``, ``comm_efficiency``, ``peak_flops_fp8``,
-        ``attention_efficiency`` or ``gemm_gpu`` to replace the preset's.
+        ``attention_efficiency``, ``gemm_gpu`` or ``nccl`` to replace the preset's (a
+        ``comm_efficiency`` override prices the collectives at that constant, without NCCL's model).
 
     Returns
     -------

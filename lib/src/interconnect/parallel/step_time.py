@@ -23,17 +23,18 @@ One training iteration on ``n = dp * tp * pp * cp`` GPUs is costed as
 * cp_comm: the context-parallel (ring attention) K, V traffic left after the part hidden
   behind the attention core it feeds (0 without context parallelism).
 
-Each collective is costed with :func:`interconnect.collectives.collective_time` (ring) on
-the link the group really spans (see ``_group_link``), at ``comm_efficiency`` of the link
-peak.
+Each collective is costed by :meth:`Cluster.collective_time` on the GPUs and links its group
+really spans: on the machine presets (:mod:`interconnect.parallel.machines`) by NCCL's own
+model, at the algorithm, protocol, latency and achieved bandwidth NCCL picks for the size; on
+the 2021 calibrated clusters (:meth:`Cluster.dgx_a100`) as a ring at the fitted
+``comm_efficiency`` of the link peak (see ``_group_link``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..collectives import collective_time
-from .cluster import Cluster, _group_link
+from .cluster import Cluster, _group_link  # noqa: F401 - _group_link: read here by tests and chapters
 from .compute import (  # noqa: F401 - the constants are re-exported, as the chapters name them here
     CROSS_ENTROPY_BYTES_PER_LOGIT,
     FP8_CAST_BYTES_PER_ELEMENT,
@@ -60,17 +61,25 @@ __all__ = ["tp_comm_time", "pp_comm_time", "dp_comm_time", "ep_comm_time", "cp_c
            "StepTime", "step_time", "dp_step_time"]
 
 
-def _price(traffic, bandwidth, latency):
-    """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` whose collectives all run
-    at ``bandwidth`` and ``latency`` (each phase's calls added, then times its count)."""
-    return _phases(traffic, lambda t: collective_time(t.op, t.nbytes, t.group, bandwidth, latency, t.algorithm))
+def _one(t, cluster, stride=None):
+    """Seconds of one call of :class:`~interconnect.parallel.traffic.Traffic` ``t``:
+    :meth:`Cluster.collective_time` over its group, ``stride`` apart (default the traffic's own).
+    The alpha-beta algorithm a traffic names (ring, pairwise) prices the calibrated clusters
+    only; NCCL picks its own on the presets."""
+    alg = None if cluster.nccl is not None else t.algorithm
+    return cluster.collective_time(t.op, t.nbytes, t.group, t.stride if stride is None else stride, alg)
+
+
+def _price(traffic, cluster, stride):
+    """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` whose groups all sit
+    ``stride`` apart (each phase's calls added, then times its count)."""
+    return _phases(traffic, lambda t: _one(t, cluster, stride))
 
 
 def _price_groups(traffic, cluster):
     """Seconds of a list of :class:`~interconnect.parallel.traffic.Traffic` of collectives, each on
-    the link its own group spans (``_group_link(t.group, t.stride)``)."""
-    return _phases(traffic, lambda t: collective_time(t.op, t.nbytes, t.group,
-                                                      *_group_link(t.group, t.stride, cluster), t.algorithm))
+    the GPUs and links its own group spans (``t.stride``)."""
+    return _phases(traffic, lambda t: _one(t, cluster))
 
 
 def tp_comm_time(model, layout, cluster):
@@ -95,7 +104,7 @@ def tp_comm_time(model, layout, cluster):
     traffic = tp_traffic(model, layout)
     if not traffic:
         return 0.0
-    return _price(traffic, *_group_link(layout.tp, 1, cluster))
+    return _price(traffic, cluster, 1)
 
 
 def pp_comm_time(model, layout, cluster):
@@ -106,7 +115,8 @@ def pp_comm_time(model, layout, cluster):
     transfers, ``2 m v`` with ``v`` interleaved chunks (Narayanan et al. 2021, sec. 2.2.2).
     Across nodes with the scatter/gather optimisation each TP rank sends ``2 s b h / t`` over
     its own NIC and an NVLink AllGather rebuilds the tensor (sec. 4.1); within a node the
-    transfer is on NVLink. A transfer costs one latency plus its bytes over the link.
+    transfer is on NVLink. A transfer costs one latency plus its bytes over the link
+    (:meth:`Cluster.collective_time` of ``"sendrecv"``: on the presets NCCL's one-hop copy).
 
     Examples
     --------
@@ -118,16 +128,15 @@ def pp_comm_time(model, layout, cluster):
     traffic = pp_traffic(model, layout, cluster.gpus_per_node)
     if not traffic:
         return 0.0
-    eff = cluster.comm_efficiency
-    if layout.tp * layout.cp * layout.dp * layout.pp <= cluster.gpus_per_node:  # the whole pipeline in one node
-        p2p_bw, p2p_lat = cluster.intra_bandwidth, cluster.intra_latency
-    else:
-        p2p_bw, p2p_lat = cluster.inter_bandwidth, cluster.inter_latency
+    # the whole pipeline in one node: the send is on NVLink; otherwise over a NIC (a stride of a
+    # whole node puts the two ranks in different nodes)
+    inside = layout.tp * layout.cp * layout.dp * layout.pp <= cluster.gpus_per_node
+    hop = 1 if inside else cluster.gpus_per_node
 
     def one(t):
         if t.op == SENDRECV:
-            return p2p_lat + t.nbytes / (p2p_bw * eff)
-        return collective_time(t.op, t.nbytes, t.group, *_group_link(t.group, t.stride, cluster), t.algorithm)
+            return cluster.collective_time(SENDRECV, t.nbytes, 2, hop)
+        return _one(t, cluster)
 
     return _phases(traffic, one)
 
@@ -216,7 +225,7 @@ def ep_comm_time(model, layout, cluster):
     traffic = ep_traffic(model, layout)
     if not traffic:
         return 0.0
-    return _price(traffic, *_group_link(layout.ep, layout.tp * layout.cp, cluster))
+    return _price(traffic, cluster, layout.tp * layout.cp)
 
 
 def cp_comm_time(model, layout, cluster):
@@ -244,7 +253,7 @@ def cp_comm_time(model, layout, cluster):
     traffic = cp_traffic(model, layout)
     if not traffic:
         return 0.0
-    return _price(traffic, *_group_link(layout.cp, layout.tp, cluster))
+    return _price(traffic, cluster, layout.tp)
 
 
 def _cp_exposed(model, layout, cluster):

@@ -37,7 +37,13 @@ The one-request decode model of the chapter "Applications"
 :func:`interconnect.parallel.machines.machine`. SI units throughout: bytes, seconds, bytes/s.
 """
 
-from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_crossover, allreduce_small
+from .allreduce import (
+    SMALL_ALGORITHMS,
+    allreduce_coefficients,
+    allreduce_crossover,
+    allreduce_small,
+    tp_allreduce_time,
+)
 from .batching import ADMISSIONS, ServingPoint, continuous_batching, sustainable_rate
 from .disagg import (
     KV_PATHS,
@@ -69,7 +75,8 @@ from .steps import (
 )
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
-__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "KVCapacity",
+__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "tp_allreduce_time",
+           "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
            "stream_bandwidth", "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",

@@ -29,6 +29,14 @@ ring wins at large sizes in practice because the custom kernels reach less of th
 (fewer SMs, no pipelining; TensorRT-LLM falls back to NCCL above a size limit), which a
 ``bandwidth`` below the link peak expresses.
 
+On a machine (a :class:`~interconnect.parallel.Cluster`), :func:`tp_allreduce_time` is the one
+place the serving model decides: the custom one-shot and two-shot kernels by the closed forms
+above, at the link's large-message fraction (``comm_efficiency``) and one step's latency
+(``intra_latency``), against NCCL as the machine runs it
+(:meth:`~interconnect.parallel.Cluster.collective_time`: on the presets NCCL's own model, its
+choice of ring, tree or NVLS and of protocol for the size, with its latencies); ``"ring"``
+and ``"nvls"`` pin NCCL's algorithm.
+
 References
 ----------
 NVIDIA TensorRT-LLM, ``cpp/tensorrt_llm/kernels/customAllReduceKernels.cu``
@@ -45,7 +53,8 @@ import math
 
 from .._validate import as_count, as_nonnegative, as_positive, choice
 
-__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover"]
+__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover",
+           "tp_allreduce_time"]
 
 #: The small-message AllReduce algorithms :func:`allreduce_small` costs.
 SMALL_ALGORITHMS = ("oneshot", "twoshot", "nvls", "ring")
@@ -192,3 +201,90 @@ def allreduce_crossover(n, a, b, link="nvlink4", latency=None):
     if ba <= bb:
         return math.inf
     return (ab - aa) * lat * bw / (ba - bb)
+
+
+_COEFFS = {}
+
+
+def _custom(n, algorithm):
+    """(c_alpha, c_beta) of a custom kernel, cached (this runs inside the batching model's search)."""
+    key = (n, algorithm)
+    if key not in _COEFFS:
+        _COEFFS[key] = allreduce_coefficients(n, algorithm)
+    return _COEFFS[key]
+
+
+def tp_allreduce_time(cluster, nbytes, n, algorithm="auto"):
+    """One tensor-parallel AllReduce of ``nbytes`` over ``n`` GPUs of ``cluster``'s NVLink domain, seconds.
+
+    The serving model's one decision between the custom kernels and NCCL:
+
+    * ``"oneshot"``, ``"twoshot"``: the closed forms of :func:`allreduce_small` at
+      ``cluster.intra_bandwidth * cluster.comm_efficiency`` and ``cluster.intra_latency`` (a
+      kernel outside NCCL, one flag barrier a step);
+    * ``"ring"``, ``"nvls"``: NCCL with that algorithm pinned,
+      :meth:`~interconnect.parallel.Cluster.collective_time` (on a machine preset NCCL's
+      model with its protocol choice and latencies; on a calibrated cluster the alpha-beta
+      ring, or :func:`~interconnect.collectives.in_network_time` for NVLS, at
+      ``comm_efficiency``);
+    * ``"nccl"``: NCCL's own choice of algorithm and protocol;
+    * ``"auto"``: the fastest of one-shot, two-shot and NCCL's choice, what an engine with
+      a custom AllReduce and an NCCL fallback picks.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    nbytes : float
+        Bytes of the vector, >= 0.
+    n : int
+        Ranks, 1 to ``cluster.gpus_per_node`` (1: 0 s).
+    algorithm : {"auto", "nccl", "oneshot", "twoshot", "nvls", "ring"}
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    A decode step of Llama 3 70B at batch 1 (16 KiB) on a DGX H100: one-shot in about a
+    microsecond, NCCL (LL protocol) in about 15; a 64 MiB prefill AllReduce goes to NCCL's NVLS:
+
+    >>> from interconnect.parallel.machines import machine
+    >>> h100 = machine("dgx-h100")
+    >>> [round(tp_allreduce_time(h100, 2**14, 8, a) * 1e6, 1) for a in ("oneshot", "nccl", "auto")]
+    [0.9, 15.2, 0.9]
+    >>> big = 64 * 2**20
+    >>> tp_allreduce_time(h100, big, 8) == tp_allreduce_time(h100, big, 8, "nvls")
+    True
+    """
+    algorithm = choice("algorithm", algorithm, ("auto", "nccl") + SMALL_ALGORITHMS)
+    n = as_count("n", n)
+    if n == 1:
+        return 0.0
+    s = float(nbytes)
+    bw, lat = cluster.intra_bandwidth * cluster.comm_efficiency, cluster.intra_latency
+    if algorithm in ("oneshot", "twoshot"):
+        ca, cb = _custom(n, algorithm)
+        return ca * lat + cb * s / bw
+    if cluster.nccl is None and algorithm == "nvls":
+        return allreduce_small(max(s, 1e-300), n, (bw, lat), "nvls")
+    if algorithm in ("ring", "nvls"):
+        return cluster.collective_time("allreduce", s, n, 1, algorithm)
+    if algorithm == "nccl":
+        return cluster.collective_time("allreduce", s, n, 1)
+    custom = min(ca * lat + cb * s / bw for ca, cb in (_custom(n, "oneshot"), _custom(n, "twoshot")))
+    # NCCL never beats its own empty call (each pair's time is its latency plus bytes over bandwidth):
+    # below that floor the custom kernel wins without asking NCCL's model
+    if custom <= _nccl_floor(cluster, n):
+        return custom
+    return min(custom, cluster.collective_time("allreduce", s, n, 1))
+
+
+_FLOORS = {}
+
+
+def _nccl_floor(cluster, n):
+    key = (cluster, n)
+    if key not in _FLOORS:
+        _FLOORS[key] = cluster.collective_time("allreduce", 0.0, n, 1)
+    return _FLOORS[key]

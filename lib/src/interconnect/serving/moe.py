@@ -15,14 +15,15 @@ One step on one GPU (:func:`moe_decode_step_time`), as the roofline of
 * **kv**: its own sequences' cache (MLA latent: not split);
 * **compute**: ``batch`` tokens' matmuls (each token's ``k`` experts run somewhere; balanced,
   every GPU computes ``batch k`` expert assignments) and attention over the context;
-* **dispatch and combine** of each of the ``L_moe`` MoE layers, by :mod:`interconnect.moe`:
-  inside one NVLink domain (``ep <= gpus_per_node``, e.g. 72 GPUs of a GB200 NVL72 rack) the
-  AllToAll of :func:`interconnect.moe.moe_layer_time` over NVLink; across ``N = ep /
-  gpus_per_node`` nodes, what one token sends over the network with one copy per destination
-  node (DeepEP; :func:`interconnect.moe.cross_node_dispatch`, node-limited with
-  ``node_limit``) as a pairwise AllToAll among the ``N`` same-index GPUs
-  (:func:`interconnect.collectives.collective_time`, the NIC's bandwidth and latency), its
-  NVLink forward inside the node overlapped (the longer of the two counts).
+* **dispatch and combine** of each of the ``L_moe`` MoE layers, each an AllToAll priced by
+  :meth:`~interconnect.parallel.Cluster.collective_time` (on the machine presets NCCL's model:
+  its latency and achieved bandwidth for the size): inside one NVLink domain (``ep <=
+  gpus_per_node``, e.g. 72 GPUs of a GB200 NVL72 rack) the AllToAll of the ``batch k h``
+  bytes a GPU's tokens send (as :func:`interconnect.moe.moe_layer_time` counts them) over
+  NVLink; across ``N = ep / gpus_per_node`` nodes, what one token sends over the network with
+  one copy per destination node (DeepEP; :func:`interconnect.moe.cross_node_dispatch`,
+  node-limited with ``node_limit``) as an AllToAll among the ``N`` same-index GPUs, one NIC
+  each, its NVLink forward inside the node overlapped (the longer of the two counts).
 
 ``total = max(weights, linear) + max(kv, attention) + L_moe (dispatch + combine)`` (the
 per-kernel roofline of :func:`~interconnect.serving.decode_step_time`); with ``overlap=True``
@@ -137,20 +138,19 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     Examples
     --------
     DeepSeek-V3 in FP8, 128 sequences of 4,096 tokens per GPU: 64 GPUs as 8 DGX H100 over
-    NDR InfiniBand against 64 of one GB200 NVL72 rack, where the AllToAlls stay on NVLink (and
-    the rest of the step is faster, so they are a larger share of it):
+    NDR InfiniBand against 64 of one GB200 NVL72 rack, where the AllToAlls stay on NVLink and
+    take a smaller share of a shorter step:
 
     >>> from interconnect.catalog import models
     >>> m = models.get("deepseek-v3")
     >>> ib = moe_decode_step_time(m, "dgx-h100", 128, 4096, 64, fp8=True, node_limit=4)
     >>> nvl = moe_decode_step_time(m, "gb200-nvl72", 128, 4096, 64, fp8=True)
     >>> ib.network, round(ib.total * 1e3, 1), round(ib.comm / ib.total, 2)
-    (True, 29.8, 0.36)
+    (True, 32.3, 0.41)
     >>> nvl.network, round(nvl.total * 1e3, 1), round(nvl.comm / nvl.total, 2)
-    (False, 14.1, 0.43)
+    (False, 11.1, 0.28)
     """
     from .. import moe as _moe
-    from ..collectives import collective_time
 
     if model.num_experts is None:
         raise ValueError(f"model={model.name!r} is not allowed; allowed: an MoE model (num_experts set)")
@@ -194,23 +194,19 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     attention = b * c * _attention_per_context(model) / attn
     compute = linear + attention
 
-    h, f = model.hidden, model.expert_ffn_hidden
-    eff = gemm / (cl.peak_flops_fp8 if fp8 else cl.peak_flops)
-    peak = cl.peak_flops_fp8 if fp8 else cl.peak_flops
+    h = model.hidden
     domain = min(ep, cl.gpus_per_node)
-    nv = (cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency)
 
+    # the AllToAlls as the machine runs them (Cluster.collective_time: NCCL's model on the presets)
     def nvlink(nbytes):
         if domain == 1:
             return 0.0
-        return _moe.moe_layer_time(b, h, f, domain, k, peak, nv[0], nv[1], gemm_efficiency=min(eff, 1.0),
-                                   imbalance_factor=imb, bytes_per_element=nbytes, matrices=3)["dispatch"]
+        return cl.collective_time("alltoall", imb * b * k * h * nbytes, domain)
 
     def net(nbytes):
         per_token = _moe.cross_node_dispatch(e, k, nodes, h, node_limit, nbytes, per_node=True)["bytes"]
         out = imb * b * per_token          # bytes this GPU sends over its NIC
-        return float(collective_time("alltoall", out * nodes / (nodes - 1), nodes, cl.inter_bandwidth,
-                                     cl.inter_latency, "pairwise"))
+        return cl.collective_time("alltoall", out * nodes / (nodes - 1), nodes, cl.gpus_per_node)
 
     dispatch, combine = nvlink(db), nvlink(cb)
     if network:

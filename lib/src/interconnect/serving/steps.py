@@ -27,11 +27,13 @@
 
 Both add ``2 l`` tensor-parallel AllReduces of ``tokens * hidden * act_bytes`` bytes (two per
 layer, Shoeybi et al. 2019, not overlapped: each layer waits for the one before), costed by
-:func:`~interconnect.serving.allreduce_small` on the NVLink of the machine at its measured
-bandwidth fraction (``comm_efficiency``) and its per-step latency, the link's
-``intra_latency`` (0.6 us for NVLink 4): a lower bound for a kernel's flag barrier; price
-another with ``dataclasses.replace(machine("dgx-h100"), intra_latency=...)``. TP stays inside
-one NVLink domain.
+:func:`~interconnect.serving.tp_allreduce_time`: the fastest of the custom one-shot and
+two-shot kernels (closed forms at the NVLink's measured large-message fraction
+``comm_efficiency`` and its per-step latency ``intra_latency``, 0.6 us for NVLink 4: a lower
+bound for a kernel's flag barrier; price another with
+``dataclasses.replace(machine("dgx-h100"), intra_latency=...)``) and NCCL as the machine runs
+it (:meth:`~interconnect.parallel.Cluster.collective_time`: on the presets NCCL's own model,
+its algorithm and protocol by size). TP stays inside one NVLink domain.
 
 **Pipeline parallelism** (``pp`` stages of ``l / pp`` layers, each a TP group of ``tp`` GPUs)
 splits the weights and the KV cache over more GPUs without shortening a token's path: every
@@ -72,7 +74,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._validate import as_count, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS, allreduce_coefficients, allreduce_small
+from .allreduce import SMALL_ALGORITHMS, tp_allreduce_time
 from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine",
@@ -258,22 +260,11 @@ def _weights_read(model, t):
     return float(n - layers * (e - touched) * one)
 
 
-@lru_cache(maxsize=256)
-def _coefficients(n, algorithms):
-    return tuple(allreduce_coefficients(n, a) for a in algorithms)
-
-
 def _comm(model, cl, tp, tokens, act_bytes, algorithm):
     if tp == 1:
         return 0.0
-    bw, lat = cl.intra_bandwidth * cl.comm_efficiency, cl.intra_latency
-    s = tokens * model.hidden * act_bytes
-    if algorithm == "nvls":
-        return 2.0 * model.layers * allreduce_small(s, tp, (bw, lat), algorithm)
-    # the closed forms of allreduce_small (the ring's is collective_time's), without its
-    # argument checks: this runs inside the batching model's fixed-point search
-    algs = ("oneshot", "twoshot", "ring") if algorithm == "auto" else (algorithm,)
-    return 2.0 * model.layers * min(ca * lat + cb * s / bw for ca, cb in _coefficients(tp, algs))
+    # the one decision between the custom kernels and NCCL (on the presets NCCL's own model)
+    return 2.0 * model.layers * tp_allreduce_time(cl, tokens * model.hidden * act_bytes, tp, algorithm)
 
 
 @lru_cache(maxsize=64)
@@ -378,8 +369,8 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     kv_bytes, act_bytes : float
         Bytes per KV element and per activation element of the AllReduce, > 0.
     algorithm : str
-        Of :func:`~interconnect.serving.allreduce_small` ("auto": the fastest of one-shot,
-        two-shot and ring).
+        Of :func:`~interconnect.serving.tp_allreduce_time` ("auto": the fastest of one-shot,
+        two-shot and NCCL's choice).
     pp : int
         Pipeline stages, 1 to ``layers``: adds ``pp - 1`` sends of ``batch tokens h act_bytes``
         bytes.
@@ -390,13 +381,13 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
 
     Examples
     --------
-    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.3 s, a third of it the 160 AllReduces of
-    134 MB; causal attention is 9 % of the compute:
+    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.28 s, 30 % of it the 160 AllReduces of
+    134 MB (NCCL runs them with NVLS); causal attention is 9 % of the compute:
 
     >>> from interconnect.catalog import models
     >>> p = prefill_time(models.get("llama3-70b"), "dgx-h100", 8192, tp=8)
     >>> round(p.total, 3), round(p.attention / (p.linear + p.attention), 2)
-    (0.296, 0.09)
+    (0.276, 0.09)
     """
     cl = as_machine(machine)
     tp = _check_tp(model, cl, tp)
@@ -514,7 +505,7 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     kv_bytes, act_bytes : float
         Bytes per KV element (1: an FP8 cache) and per AllReduce element, > 0.
     algorithm : str
-        Of :func:`~interconnect.serving.allreduce_small`.
+        Of :func:`~interconnect.serving.tp_allreduce_time`.
     pp : int
         Pipeline stages, 1 to ``layers``.
     microbatches : int, optional
