@@ -23,14 +23,16 @@ COMM_OPS = ("allreduce", "allgather", "reducescatter", "broadcast", "reduce", "a
 #: 4.7 %, worst row 9.3 %). With the HBM-bound element-wise time costed separately.
 CALIBRATED_GEMM_EFFICIENCY = 0.715
 #: Fraction of the per-direction link peak the collectives reach, fitted together with the
-#: above (fit: 0.5682). For comparison nccl-tests all-reduce busbw on 8xA100 is 78 % of
-#: 300 GB/s (REFERENCES.md sec. 4); the fit also absorbs what the model leaves out
+#: above (fit: 0.5705 with the links' latencies on the catalog's one basis, NCCL's end-to-end
+#: per-step values; it was 0.5682 with the old per-port InfiniBand figure). For comparison
+#: nccl-tests all-reduce busbw on 8xA100 is 78 % of 300 GB/s (REFERENCES.md sec. 4); the fit also
+#: absorbs what the model leaves out
 #: (kernel launch gaps, contention of TP and PP traffic, imperfect overlap). A *fitted*
 #: constant: it prices the collectives of the 2021 calibrated clusters only
 #: (:meth:`Cluster.dgx_a100`, :meth:`Cluster.from_links` without ``nccl``), which reproduce the
 #: 2021-22 fit; the machine presets of :mod:`interconnect.parallel.machines` price every
 #: collective with NCCL's own model instead (:meth:`Cluster.collective_time`).
-CALIBRATED_COMM_EFFICIENCY = 0.568
+CALIBRATED_COMM_EFFICIENCY = 0.570
 
 
 @dataclass(frozen=True)
@@ -189,19 +191,19 @@ class Cluster:
         Examples
         --------
         A 16 KiB AllReduce (a decode step's) and a 1 GiB one on the 8 GPUs of a DGX H100: NCCL
-        runs the first with the LL protocol in about 15 us, latency-bound; the second with
-        NVLS at about 470 GB/s of bus bandwidth. The calibrated DGX A100 prices both with its
+        runs the first with the LL protocol in about 17 us, latency-bound; the second with
+        NVLS at about 460 GB/s of bus bandwidth. The calibrated DGX A100 prices both with its
         fitted constant:
 
         >>> from interconnect.parallel.machines import machine
         >>> h100 = machine("dgx-h100")
         >>> round(h100.collective_time("allreduce", 2**14, 8) * 1e6, 1)
-        15.2
+        16.9
         >>> round(2 * 7 / 8 * 2**30 / h100.collective_time("allreduce", 2**30, 8) / 1e9)
-        473
+        459
         >>> a100 = Cluster.dgx_a100()
         >>> round(2 * 7 / 8 * 2**30 / a100.collective_time("allreduce", 2**30, 8) / 1e9)
-        170
+        171
 
         Across nodes: 8 ranks 8 apart (data parallelism beside 8-way TP) have one member per
         node, so each node's share rides on one 400 Gb/s NIC:

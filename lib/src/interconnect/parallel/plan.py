@@ -82,8 +82,8 @@ class Plan:
         >>> from interconnect.parallel import Cluster
         >>> import textwrap
         >>> print(textwrap.fill(plan(catalog.models.get("gpt3-175b"), Cluster.dgx_a100(), 1024, 76 * GiB).why, 80))
-        Runner-up dp=32 tp=4 pp=8 b=1 zero=1 loses 0.105 s per step: its dp_comm_exposed
-        is 0.397 s longer, which its shorter bubble (0.185 s) does not make up.
+        Runner-up dp=8 tp=4 pp=32 b=1 zero=1 loses 0.1 s per step: its pp_comm is 0.213
+        s longer, which its shorter dp_comm_exposed (0.205 s) does not make up.
         """
         return _why(self.ranked)
 

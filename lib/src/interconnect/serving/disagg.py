@@ -369,7 +369,7 @@ def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=
     >>> from interconnect.catalog import models
     >>> d = disaggregated(models.get("llama3-70b"), "dgx-h100", 4.0, 1024, 256)
     >>> d.gpus, round(d.ttft * 1e3), round(d.tpot * 1e3, 1), round(d.kv_transfer * 1e6)
-    (16, 38, 8.1, 14)
+    (16, 38, 8.1, 13)
     """
     lam = float(as_positive("rate", rate, "requests/s"))
     np_, nd = as_count("prefill_replicas", prefill_replicas), as_count("decode_replicas", decode_replicas)

@@ -381,13 +381,13 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
 
     Examples
     --------
-    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.28 s, 30 % of it the 160 AllReduces of
+    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.29 s, 32 % of it the 160 AllReduces of
     134 MB (NCCL runs them with NVLS); causal attention is 9 % of the compute:
 
     >>> from interconnect.catalog import models
     >>> p = prefill_time(models.get("llama3-70b"), "dgx-h100", 8192, tp=8)
     >>> round(p.total, 3), round(p.attention / (p.linear + p.attention), 2)
-    (0.276, 0.09)
+    (0.286, 0.09)
     """
     cl = as_machine(machine)
     tp = _check_tp(model, cl, tp)
