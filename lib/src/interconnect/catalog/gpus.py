@@ -111,7 +111,9 @@ _RECORDS = (
         "NVIDIA Tesla V100 whitepaper WP-08608-001, Table 1 (SXM2: 125 TFLOPS FP16 tensor, dense - Volta has "
         "no sparsity and no BF16, so peak_flops is the FP16 figure; 900 GB/s HBM2; 300 W; six NVLink 2 links "
         "of 25 GB/s per direction = 150 GB/s per direction, 300 GB/s bidirectional). 32 GB variant from the "
-        "V100 datasheet, read as 32 GiB (binary, as for every record). No FP8, no FP4.",
+        "V100 datasheet, read as 32 GiB (binary, as for every record); the year is the V100's launch, but the 32 GB "
+        "part was announced at GTC in March 2018 and the 2017 launch part had 16 GB (whitepaper Table 1). No FP8, "
+        "no FP4.",
         peak_flops_fp8=None, peak_flops_fp4=None, scale_up_bandwidth=150e9),
     GPU("A100-40GB", 2020, 312e12, 40 * GiB, 1555e9, "nvlink3", "pcie4x16", 400.0,
         "NVIDIA A100 datasheet, A100 40GB SXM column (BF16 312 TFLOPS, 624 with sparsity; 40 GB HBM2 at "
