@@ -172,8 +172,8 @@ _DUAL_BOARDS = (
         notes=("The 7990 uses the GHz Edition's Tahiti XT2 bin, so it is compared with the "
                "7970 GHz Edition (boost 1050 MHz). Against the original HD 7970 (925 MHz, "
                "also 250 W) the 7990 is clocked higher. AnandTech's own spec table (base "
-               "950 MHz?) was not readable in stored copies: the 7990 base clock is "
-               "UNVERIFIED. TechSpot measured its power as 'virtually identical to that of "
+               "950 MHz?) was not readable in stored copies: the 7990 base clock is not "
+               "confirmed. TechSpot measured its power as 'virtually identical to that of "
                "two 7970 GHz Edition cards' and found it throttles after its thermal limit "
                "(Tom's Hardware R9 295X2 review p.14).")),
     DualGPUBoard(
@@ -189,7 +189,7 @@ _DUAL_BOARDS = (
                 "R9 290X 'up to 1000 MHz': DigitalVersus R9 290X test and pcmasters.de (AMD "
                 "slide: 8+6-pin, 'Boardpower maximal 300 Watt'); Tom's Hardware R9 295X2 p.14 "
                 "(specially binned GPUs)"),
-        notes=("UNVERIFIED: AMD did not publish a typical board power for the R9 290X in the "
+        notes=("Uncertain: AMD did not publish a typical board power for the R9 290X in the "
                "sources found ('AMD doesn't say exactly where that lies', DigitalVersus); "
                "300 W is the slide figure reported by pcmasters.de and equals the 8+6-pin "
                "connector ceiling. The 295X2 is the exception that proves the rule: liquid "
