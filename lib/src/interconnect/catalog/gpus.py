@@ -111,7 +111,9 @@ _RECORDS = (
         "NVIDIA Tesla V100 whitepaper WP-08608-001, Table 1 (SXM2: 125 TFLOPS FP16 tensor, dense - Volta has "
         "no sparsity and no BF16, so peak_flops is the FP16 figure; 900 GB/s HBM2; 300 W; six NVLink 2 links "
         "of 25 GB/s per direction = 150 GB/s per direction, 300 GB/s bidirectional). 32 GB variant from the "
-        "V100 datasheet, read as 32 GiB (binary, as for every record). No FP8, no FP4.",
+        "V100 datasheet, read as 32 GiB (binary, as for every record); the year is the V100's launch, but the 32 GB "
+        "part was announced at GTC in March 2018 and the 2017 launch part had 16 GB (whitepaper Table 1). No FP8, "
+        "no FP4.",
         peak_flops_fp8=None, peak_flops_fp4=None, scale_up_bandwidth=150e9),
     GPU("A100-40GB", 2020, 312e12, 40 * GiB, 1555e9, "nvlink3", "pcie4x16", 400.0,
         "NVIDIA A100 datasheet, A100 40GB SXM column (BF16 312 TFLOPS, 624 with sparsity; 40 GB HBM2 at "
@@ -156,7 +158,7 @@ _RECORDS = (
         "of which DGX B200 enables 180, read here as binary GiB - the binary reading is ours, not "
         "the datasheet's. Power: 1,000 W is the HGX B200 per-GPU figure as configured in DGX B200 "
         "(other systems configure less). pcie: DGX B200's host link is PCIe 5.0 (Xeon 8570 hosts, "
-        "ConnectX-7); the GPU's own PCIe generation is not given in these documents, UNVERIFIED.",
+        "ConnectX-7); the GPU's own PCIe generation is not given in these documents (not confirmed).",
         peak_flops_fp8=4.5e15, peak_flops_fp4=9e15, scale_up_bandwidth=900e9),
     GPU("GB200", 2024, 2.5e15, 186 * GiB, 8e12, "nvlink5", "pcie5x16", 1200.0,
         "One Blackwell GPU of a GB200 NVL72 rack. NVIDIA GB200 NVL72 specifications (72 GPUs: FP16/BF16 "
@@ -167,7 +169,7 @@ _RECORDS = (
         "so the binary reading, 186 GiB, is ours. Power: 1,200 W per GPU, the power cap nvidia-smi shows "
         "on GB200 and the NVIDIA Blackwell datasheet's configurable maximum; the superchip's Grace CPU is "
         "not included. pcie: the GPU reaches its Grace CPU over NVLink-C2C, not PCIe; pcie5x16 is kept "
-        "only as the nearest catalog host link, UNVERIFIED. Year: announced March 2024 with B200.",
+        "only as the nearest catalog host link (an assumption). Year: announced March 2024 with B200.",
         peak_flops_fp8=5e15, peak_flops_fp4=10e15, scale_up_bandwidth=900e9),
     GPU("MI325X", 2024, 1307.4e12, 256 * GiB, 6e12, None, "pcie5x16", 1000.0,
         "AMD Instinct MI325X datasheet (the MI300X's compute: peak BF16 1,307.4 TFLOPS dense, 2,614.9 with "
@@ -185,7 +187,8 @@ _RECORDS = (
         "twice for MXFP4 (10,066.3). Memory: 288 GiB, binary (ROCm's GPU specifications table lists VRAM "
         "288 GiB). scale_up_bandwidth: 7 Infinity Fabric links of 153.6 GB/s bidirectional (1,075.2 GB/s "
         "aggregate) = 7 x 76.8 = 537.6 GB/s per direction, summed over 7 peers; the per-link 153.6 GB/s "
-        "is from AMD's MI355X specifications and only a secondary source confirmed it here, UNVERIFIED.",
+        "is from AMD's MI355X specifications and only a secondary source confirmed it here (not checked "
+        "against a primary source).",
         peak_flops_fp8=5033.2e12, peak_flops_fp4=10066.3e12, scale_up_bandwidth=537.6e9, vendor="AMD"),
 )
 
