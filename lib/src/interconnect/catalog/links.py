@@ -200,7 +200,11 @@ class Link:
 
     @property
     def raw_bandwidth(self) -> float | None:
-        """Per-direction signalling bandwidth before line coding, bytes/s.
+        """Per-direction bandwidth before line coding, bytes/s.
+
+        For PCIe, InfiniBand and Ethernet this is the signalling rate; for NVLink
+        ``lane_rate`` is the per-lane data rate NVIDIA quotes, so this is NVIDIA's data rate
+        (NVLink 4 and 5 signal 17/16 faster, see their notes).
 
         ``lanes * lane_rate / 8`` (one bit per transfer per lane, see the module
         docstring), times ``links_per_gpu`` for per-GPU NVLink entries; ``None``

@@ -87,8 +87,10 @@ def tp_comm_intensity(hidden, tp):
     Per token and layer each of the ``t`` GPUs does ``24 h^2 / t`` FLOPs in the forward
     pass (the ``12 h^2`` weights of attention and MLP, two FLOPs per weight; attention
     scores left out) and takes part in two ring AllReduces of ``2h`` bytes (BF16), each
-    sending ``2 (t-1)/t`` of the message per GPU: ``8 h (t-1)/t`` bytes. The backward pass
-    doubles both, so the ratio holds for training too. It does not depend on the batch:
+    sending ``2 (t-1)/t`` of the message per GPU: ``8 h (t-1)/t`` bytes. This is the forward
+    pass: the backward pass doubles the FLOPs but adds only two more AllReduces of the same
+    size (the ``f`` operators), so a training step without recomputation has 1.5 times this
+    intensity (4/3 with full recomputation). It does not depend on the batch:
     bigger batches do not help tensor parallelism's ratio.
 
     Parameters

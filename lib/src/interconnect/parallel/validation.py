@@ -115,8 +115,10 @@ def _korthikanti_rows():
 def _narayanan_rows():
     # Narayanan et al. 2021, Table 1 (weak scaling, every row): (params B, heads, hidden,
     # layers, t, p, GPUs, batch, TFLOP/s per GPU). s = 2048, V = 51200; d = GPUs / (t p).
-    # The table does not give the microbatch size or the schedule: modelled as b = 1,
-    # plain 1F1B (chunks = 1), full recomputation (eq. 3 is how the TFLOP/s are counted),
+    # The table gives neither the microbatch size nor the number of model chunks; sec. 5.1
+    # says the interleaved schedule with scatter/gather was used. Modelled as b = 1 and, as a
+    # deliberate simplification, plain 1F1B (chunks = 1), which overstates the bubble of the
+    # p > 1 rows; full recomputation (eq. 3 is how the TFLOP/s are counted),
     # no sequence parallelism (it came in 2022), no DP overlap (Megatron-LM of 2021 reduced
     # gradients after the backward pass), scatter/gather on (sec. 4.1).
     cfg = [(1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (3.6, 32, 3072, 30, 2, 1, 64, 512, 138),

@@ -52,7 +52,8 @@ def family_table(family):
         if r["encoding"] is not None:
             coding = f"{r['encoding']} ({r['efficiency'] * 100:.2f}\u00a0%)"
         cells.append([
-            _keep_together(r["label"]), r["year"], _num(r["lanes"], "d"), _num(rate, ".7g"),
+            _keep_together(r["label"]), r["year"], _num(r["lanes"], "d"),
+            _num(None if rate is None else round(rate, 5), ".7g"),
             coding, f"{r['bandwidth'] / GB:.4g}", f"{r['bidirectional_bandwidth'] / GB:.4g}",
         ])
     return table(cells, headers, align=["l", "r", "r", "r", "l", "r", "r"])
