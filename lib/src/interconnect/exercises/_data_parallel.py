@@ -81,9 +81,7 @@ def _dp_ex_breakeven():
             "used the 2021 calibrated GEMM efficiency, not the H100's measured GEMM ceiling":
                 P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 1024, P.CALIBRATED_GEMM_EFFICIENCY),
             "took the link's Gb/s figure as GB/s (bits against bytes)":
-                P.dp_break_even_tokens(h100.peak_flops, 8 * link.bandwidth, 1024, f),
-            "used p = 8 (the chapter's table) instead of 1,024":
-                P.dp_break_even_tokens(h100.peak_flops, link.bandwidth, 8, f)})
+                P.dp_break_even_tokens(h100.peak_flops, 8 * link.bandwidth, 1024, f)})
     per_gpu = 4e6 / 1024
     out["per_gpu"] = Answer(per_gpu, "1", mistakes={
         "gave the global batch, not its share per GPU": 4e6,
