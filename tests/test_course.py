@@ -21,6 +21,8 @@ def _chapters_by_part():
     for part in toc["parts"]:
         if part["caption"] == "Appendices":
             break
+        if part["caption"] == "Start here":
+            continue  # the preface: no chapter to teach or examine
         parts[part["caption"]] = [c["file"] for c in part["chapters"]]
     return parts
 

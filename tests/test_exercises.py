@@ -120,7 +120,7 @@ def test_generic_mistakes_are_diagnosed(label, part):
     if a.is_choice or np.all(np.asarray(a.value, dtype=float) == 0):
         return
     p = part if part != "answer" else None
-    generic = a.generic if a.generic is not None else exm._DEFAULT_GENERIC.get(a.unit, ("prefix",))
+    generic = a.generic if a.generic is not None else exm.answers._DEFAULT_GENERIC.get(a.unit, ("prefix",))
     own = [np.asarray(w, dtype=float) for w in a.mistakes.values()]
     for name in generic:
         factors, desc = GENERIC_MISTAKES[name]

@@ -61,7 +61,11 @@ expected(label, part=None, student=None)
 answer_key(students=()), seal(path)
     Instructors' edition only: every answer, and the sealed key of the student edition.
 
-Chapter modules (``_<chapter>.py``) register their exercises with :func:`exercise`.
+Chapter modules (``_<chapter>.py``) register their exercises with :func:`exercise`. The
+package's own modules: :mod:`~interconnect.exercises.answers` (:class:`Answer`, the generic
+mistakes), :mod:`~interconnect.exercises.verdicts` (:class:`Verdict`, :class:`Report`) and
+:mod:`~interconnect.exercises.targets` (the open and the sealed comparison); this module holds
+the registry, the students' variants, the sealed key and :func:`check`.
 """
 
 from __future__ import annotations
@@ -71,105 +75,29 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import math
 import os
 import pkgutil
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from .answers import DEFAULT_RTOL, GENERIC_MISTAKES, Answer, AnswerError, _generic_names
+from .targets import _h, _OpenTarget, _seal_value, _SealedTarget, _xor
+from .verdicts import Report, Verdict, _norm, _show, _unit_text
 
 __all__ = ["check", "expected", "describe", "labels", "non_numeric", "numbers", "set_student",
            "answer_key", "seal", "Verdict", "Report", "Answer", "exercise", "not_numeric", "AnswerError",
            "GENERIC_MISTAKES", "DEFAULT_RTOL", "N_VARIANTS"]
 
-#: Tolerance of a part that sets none, relative.
-DEFAULT_RTOL = 0.02
 
 #: Number of variants an exercise with ``variants=`` draws; a student id picks one.
 N_VARIANTS = 32
 
 
-class AnswerError(ValueError, TypeError):
-    """An answer or label the checker cannot use (a ``ValueError`` and a ``TypeError``)."""
-
-
 # --------------------------------------------------------------------------------------
 # The registry
 # --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Answer:
-    """The expected value of one part, with the mistakes worth diagnosing.
-
-    Parameters
-    ----------
-    value : float, sequence of float, or str
-        The right answer (SI base units), or for a choice one of ``choices``.
-    unit : str
-        ``"B"``, ``"B/s"`` (per direction), ``"B/s both"`` (both directions added), ``"s"``,
-        ``"FLOP/s"``, ``"FLOP"``, ``"1"`` (a count or ratio), ``"W"``, ``"J"``, ``"$"``, ``"Hz"``,
-        ``"dB"``, ``"mm"``. Chooses the generic mistakes and the display.
-    mistakes : dict
-        For numbers, ``{description: wrong value}`` (computed with the library the way
-        the mistake would compute it); for choices, ``{wrong choice: explanation}``.
-        A description is shown to students: it names the mistake, never a number derived
-        from the answer.
-    rtol : float, optional
-        Relative tolerance of a right answer (0: exact). Default: the exercise's ``rtol``,
-        else :data:`DEFAULT_RTOL`.
-    choices : sequence of str, optional
-        Makes the part a choice between these words (case and spaces ignored).
-    generic : sequence of str, optional
-        Names from :data:`GENERIC_MISTAKES` to try; default depends on ``unit``.
-    """
-
-    value: object
-    unit: str = "1"
-    mistakes: dict = field(default_factory=dict)
-    rtol: float = None
-    choices: tuple = ()
-    generic: tuple = None
-
-    @property
-    def is_choice(self):
-        return bool(self.choices)
-
-
-#: Generic mistakes: name -> (factors given/expected, explanation). No explanation says
-#: which way the factor goes: the student knows what they did.
-GENERIC_MISTAKES = {
-    "direction": ((2.0, 0.5), "a factor of 2: per direction against both directions "
-                              "(bidirectional figures add the two directions; the library and the answers "
-                              "use per direction unless the exercise says otherwise)"),
-    "bits": ((8.0, 1 / 8.0), "a factor of 8: bits against bytes (Gb/s against GB/s)"),
-    "gib": ((2**30 / 1e9, 1e9 / 2**30, 2**20 / 1e6, 1e6 / 2**20, 2**40 / 1e12, 1e12 / 2**40),
-            "a factor of 1.07 (or 1.05, 1.10): binary units (GiB, MiB, TiB) against decimal ones (GB, MB, TB)"),
-    "prefix": ((1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 1e12, 1e-12),
-               "a power of 1000: a unit prefix. Answers are in SI base units (bytes, seconds, bytes/s, FLOP/s): "
-               "write 2.5e-6 for 2.5 µs and 450e9 for 450 GB/s"),
-    "percent": ((100.0, 0.01), "a factor of 100: give a fraction (0.85), not a percentage (85)"),
-    "minutes": ((1 / 60, 1 / 3600, 60.0), "a factor of 60 or 3,600: minutes or hours instead of seconds "
-                                          "(answers are in seconds)"),
-    "sign": ((-1.0,), "the sign is wrong"),
-}
-
-_DEFAULT_GENERIC = {
-    "B/s": ("direction", "bits", "gib", "prefix"),
-    "B/s both": ("direction", "bits", "gib", "prefix"),
-    "Hz": ("prefix",),
-    "b/s": ("direction", "bits", "prefix"),
-    "B": ("bits", "gib", "prefix"),
-    "s": ("direction", "gib", "prefix", "minutes"),
-    "FLOP/s": ("prefix",),
-    "FLOP": ("prefix",),
-    "1": ("percent",),
-}
-
-
-def _generic_names(unit, generic):
-    names = generic if generic is not None else _DEFAULT_GENERIC.get(unit, ("prefix",))
-    return tuple(names) + (("sign",) if "sign" not in names else ())
 
 
 @dataclass(frozen=True)
@@ -425,127 +353,8 @@ def describe(label, student=None):
 # What a part is compared with: the open answer, or its sealed key
 # --------------------------------------------------------------------------------------
 
-def _close(given, want, rtol):
-    want = np.asarray(want, dtype=float)
-    if given.shape != want.shape:
-        return False
-    return (bool(np.all(np.abs(given - want) <= rtol * np.abs(want) + 1e-300)) if rtol > 0
-            else bool(np.all(given == want)))
-
-
-class _OpenTarget:
-    """A part's :class:`Answer`, with its value (the instructors' edition)."""
-
-    def __init__(self, a):
-        self.a = a
-        self.unit, self.rtol, self.choices = a.unit, a.rtol, tuple(a.choices)
-        self.is_choice = a.is_choice
-        self.generic = _generic_names(a.unit, a.generic)
-        self.shape = None if a.is_choice else np.asarray(a.value, dtype=float).shape
-
-    def right_choice(self, g):
-        return g == _norm(self.a.value)
-
-    def choice_why(self, g):
-        return {_norm(k): v for k, v in self.a.mistakes.items()}.get(g)
-
-    def near(self, arr, factor=1.0):
-        return _close(arr, np.asarray(self.a.value, dtype=float) * factor, self.rtol)
-
-    def own_mistake(self, arr):
-        for desc, wrong in self.a.mistakes.items():
-            if _close(arr, wrong, max(self.rtol, 1e-9)):
-                return desc
-        return None
-
-    def shown_expected(self):
-        return _show(self.a.value, self.unit)
-
 
 # ---- sealing: salted hashes of log-binned values -------------------------------------
-
-_SUBBINS = 4  # bins per tolerance: a sealed check accepts within rtol, and rejects beyond 1.25 rtol
-
-
-def _bin_width(rtol):
-    return -math.log1p(-max(min(rtol, 0.4), 1e-9)) / _SUBBINS
-
-
-def _token(x, width):
-    """The bin of one number: its sign and floor(ln|x| / width)."""
-    if x == 0:
-        return "0"
-    return ("+" if x > 0 else "-") + str(math.floor(math.log(abs(x)) / width))
-
-
-def _near_tokens(x, width):
-    """Every bin a number within the tolerance of ``x`` can fall in."""
-    if x == 0:
-        return ["0"]
-    k = math.floor(math.log(abs(x)) / width)
-    s = "+" if x > 0 else "-"
-    return [f"{s}{k + j}" for j in range(-_SUBBINS, _SUBBINS + 1)]
-
-
-def _h(salt, *parts):
-    return hashlib.sha256("\0".join([salt, *map(str, parts)]).encode()).hexdigest()[:20]
-
-
-def _seal_value(salt, where, value, rtol):
-    """``[[hash, ...] per element]`` of the bins near each element of ``value``."""
-    width = _bin_width(rtol)
-    flat = np.asarray(value, dtype=float).ravel()
-    return [sorted(_h(salt, *where, i, t) for t in _near_tokens(float(x), width)) for i, x in enumerate(flat)]
-
-
-def _xor(data, key):
-    stream = b""
-    n = 0
-    while len(stream) < len(data):
-        stream += hashlib.sha256(key + n.to_bytes(4, "big")).digest()
-        n += 1
-    return bytes(a ^ b for a, b in zip(data, stream))
-
-
-class _SealedTarget:
-    """A part of the student edition's key: no value, only what verifies an answer."""
-
-    def __init__(self, salt, label, which, part, spec):
-        self.salt, self.where, self.spec = salt, (label, which, part), spec
-        self.unit, self.choices = spec["unit"], tuple(spec.get("choices", ()))
-        self.is_choice = bool(self.choices)
-        self.rtol = spec.get("rtol", 0.0)
-        self.generic = tuple(spec.get("generic", ()))
-        self.shape = None if self.is_choice else tuple(spec["shape"])
-
-    def right_choice(self, g):
-        return _h(self.salt, *self.where, "choice", g) == self.spec["right"]
-
-    def choice_why(self, g):
-        box = self.spec["why"].get(_h(self.salt, *self.where, "why-id", g))
-        if box is None:
-            return None
-        key = hashlib.sha256("\0".join([self.salt, *self.where, "why-key", g]).encode()).digest()
-        return _xor(bytes.fromhex(box), key).decode()
-
-    def _match(self, arr, sealed, rtol):
-        if arr.shape != self.shape:
-            return False
-        width = _bin_width(rtol)
-        return all(_h(self.salt, *self.where, i, _token(float(x), width)) in set(s)
-                   for i, (x, s) in enumerate(zip(arr.ravel(), sealed)))
-
-    def near(self, arr, factor=1.0):
-        return self._match(arr / factor, self.spec["h"], self.rtol)
-
-    def own_mistake(self, arr):
-        for m in self.spec["mistakes"]:
-            if self._match(arr, m["h"], max(self.rtol, 1e-9)):
-                return m["desc"]
-        return None
-
-    def shown_expected(self):
-        return None
 
 
 def _seal_part(salt, label, which, part, a):
@@ -638,106 +447,6 @@ def answer_key(students=()):
 # --------------------------------------------------------------------------------------
 # Verdicts
 # --------------------------------------------------------------------------------------
-
-_UNIT_TEXT = {"B": "bytes", "B/s": "bytes/s", "B/s both": "bytes/s (both directions added)", "b/s": "bits/s",
-              "Hz": "hertz", "dB": "decibels", "mm": "millimetres", "s": "seconds", "1": "plain numbers (no unit)",
-              "FLOP/s": "FLOP/s", "FLOP": "FLOP", "W": "watts", "J": "joules", "$": "US dollars"}
-
-
-def _unit_text(unit):
-    return _UNIT_TEXT.get(unit, unit)
-
-
-def _show(value, unit):
-    from ..units import fmt_bandwidth, fmt_bytes, fmt_si, fmt_time
-
-    if isinstance(value, str):
-        return repr(value)
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim > 0:
-        return "[" + ", ".join(_show(v, unit) for v in arr.ravel()[:6]) + (", ...]" if arr.size > 6 else "]")
-    v = float(arr)
-    try:
-        if unit == "B/s" and v >= 0:
-            return fmt_bandwidth(v)
-        if unit == "B/s both" and v >= 0:
-            return fmt_bandwidth(v, "bidirectional")
-        if unit == "B" and v >= 0:
-            return f"{fmt_bytes(v, binary=False)} ({fmt_bytes(v)})" if v >= 1e3 else f"{v:g} B"
-        if unit == "s" and v >= 0:
-            return fmt_time(v)
-        if unit in ("FLOP/s", "FLOP", "W", "J", "b/s", "Hz") and v > 0:
-            return fmt_si(v, unit)
-        if unit == "$":
-            return f"${v:,.2f}"
-    except ValueError:
-        pass
-    return f"{v:.4g}"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The checker's reply for one part. True when the answer is right.
-
-    Attributes
-    ----------
-    label, part : str
-    correct : bool
-    given : object
-        The answer as given (``...`` for a part not answered yet).
-    mistake : str or None
-        The likely mistake, when one matches (``"no answer"`` for a missing part).
-    message : str
-        What is printed.
-    """
-
-    label: str
-    part: str
-    correct: bool
-    given: object
-    mistake: object
-    message: str
-
-    def __bool__(self):
-        return self.correct
-
-    def __repr__(self):
-        return self.message
-
-    __str__ = __repr__
-
-
-@dataclass(frozen=True)
-class Report:
-    """Verdicts on every part of an exercise; True when all are right."""
-
-    verdicts: tuple
-
-    def __bool__(self):
-        return bool(self.verdicts) and all(self.verdicts)
-
-    def __iter__(self):
-        return iter(self.verdicts)
-
-    def __getitem__(self, part):
-        for v in self.verdicts:
-            if v.part == part:
-                return v
-        raise KeyError(part)
-
-    @property
-    def score(self):
-        """The fraction of parts answered right (a missing part counts as wrong)."""
-        return sum(1 for v in self.verdicts if v) / len(self.verdicts) if self.verdicts else 0.0
-
-    def __repr__(self):
-        return "\n".join(v.message for v in self.verdicts)
-
-    __str__ = __repr__
-
-
-def _norm(word):
-    return "".join(str(word).lower().split()).replace("-", "").replace("_", "")
 
 
 def _as_number(label, part, given):
