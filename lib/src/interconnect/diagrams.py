@@ -345,7 +345,7 @@ def ring_allreduce_steps(p=4):
     use_style()
     cell = p + 0.8  # width of one rank's buffer plus a gap
     fig, ax = plt.subplots(figsize=(1.6 + _UNIT * cell * p, 0.7 + _UNIT * 1.1 * len(steps)))
-    fs = 9 if p <= 4 else 5.5
+    fs = 10 if p <= 4 else 5.5
     for i, st in enumerate(steps):
         y = -i
         received = {(dst, j) for _, dst, j in st["sends"]}

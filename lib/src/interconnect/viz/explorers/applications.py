@@ -71,7 +71,7 @@ def decode_explorer(gpu="H100", pcie_links=("pcie4x16", "pcie5x16", "pcie6x16"),
         nofit, = ax.plot([], [], "x", color="black", ms=11, mew=2, linestyle="none", label="does not fit in t GPUs")
         note = ax.text(0.98, 0.97, "", transform=ax.transAxes, ha="right", va="top", fontsize=9,
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
-        ax.legend(loc="lower left", fontsize=8)
+        ax.legend(loc="lower left", fontsize=8.5)
 
         note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
         def update(model, batch, context, pcie):
@@ -102,4 +102,4 @@ def decode_explorer(gpu="H100", pcie_links=("pcie4x16", "pcie5x16", "pcie6x16"),
         Param("pcie", "PCIe generation", tuple(pcie_links), default_pcie),
     ]
     return Explorer("Decode time per token against TP degree", params, make_figure,
-                    static=("model", "batch"), alt=alt, dpi=72, colors=32)
+                    static=("model", "batch"), alt=alt, dpi=84, colors=32)

@@ -148,7 +148,7 @@ def ring_allreduce_animation(p=5):
                 rect = Rectangle((cx, y - w / 2), w * 0.94, w, facecolor="white", edgecolor="0.3", lw=0.6)
                 ax.add_patch(rect)
                 row.append(rect)
-                trow.append(ax.text(cx + w * 0.47, y, "", ha="center", va="center", fontsize=7))
+                trow.append(ax.text(cx + w * 0.47, y, "", ha="center", va="center", fontsize=7.5))
             cells.append(row)
             texts.append(trow)
         for r in range(p):

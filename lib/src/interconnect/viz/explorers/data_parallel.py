@@ -46,7 +46,7 @@ def draw_dp_step(ax, st, microbatches, title):
         ax.broken_barh([(st.compute, st.dp_comm_exposed)], (0.4, 0.8), facecolor="white", edgecolor=plots.PALETTE[1],
                        hatch="///", lw=1.2, label="gradient reduction, exposed")
     ax.axvline(st.total, color="black", lw=1, ls="--")
-    ax.text(st.total, 2.55, f" step ends: {fmt_time(st.total)}", fontsize=8.5, va="bottom")
+    ax.text(st.total, 2.55, f" step ends: {fmt_time(st.total)}", fontsize=9, va="bottom")
     ax.set_yticks([0.8, 2.0], ["NCCL stream", "compute stream"])
     ax.set_ylim(0, 3.1)
     ax.set_title(title, fontsize=10.5)
@@ -68,14 +68,14 @@ def dp_overlap_figure(panels, microbatches, title):
     matplotlib.figure.Figure
     """
     plots.use_style()
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 4.6), sharex=True)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8.2, 4.8), sharex=True)
     axes = np.atleast_1d(axes)
     for ax, (name, st) in zip(axes, panels):
         draw_dp_step(ax, st, microbatches, name)
     axes[-1].set_xlabel("time within one step (s)")
     fig.suptitle(title, fontweight="bold")
     h, lab = axes[-1].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncols=3, fontsize=8.5)
+    fig.legend(h, lab, loc="lower center", ncols=3, fontsize=9)
     fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
 
@@ -114,7 +114,7 @@ def dp_explorer(models, machines, tokens=DP_TOKENS, dp=8, default_model="6.7B", 
     def make_figure():
         fig, (ax, bx) = plots.new_figure(f"Data parallelism on {dp} × A100 (ZeRO-2, 25 MB buckets)",
                                          ["tokens per GPU per step", "share of one step"], ["efficiency", ""],
-                                         ncols=2, figsize=(10.5, 4.2))
+                                         ncols=2, figsize=(8.4, 4.4))
         (curve,) = ax.plot(grid, np.ones(len(grid)), "o-", color=plots.PALETTE[0], ms=4,
                            label="this machine and model")
         (mark,) = ax.plot([grid[2]], [1.0], "o", ms=11, mfc="none", mec=plots.PALETTE[3], mew=2,

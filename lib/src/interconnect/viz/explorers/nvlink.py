@@ -77,7 +77,7 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
 
     def make_figure():
         fig, ax = plots.new_figure("AllReduce bus bandwidth on NVLink machines", "message size n",
-                                   "busbw (GB/s, per direction)", figsize=(9.6, 4.6))
+                                   "busbw (GB/s, per direction)", figsize=(8.4, 4.6))
         colours = (0, 1, 2, 3, 4, 5, 7)
         for i, name in enumerate(names):
             ax.plot(sizes, curves[name][1] / GB, color=plots.PALETTE[colours[i % len(colours)]], lw=1.3,
@@ -88,7 +88,7 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
         ax.set_yscale("log")
         ax.set_ylim(0.5, 3e4)
         ax.set_xlim(sizes[0], sizes[-1])
-        ax.legend(loc="upper left", fontsize=7.5, ncols=2)
+        ax.legend(loc="upper left", fontsize=8.5, ncols=2)
         note = ax.text(0.985, 0.04, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
 

@@ -152,7 +152,7 @@ def fabric_allreduce_explorer(systems=None, sizes=CURVE_SIZES,
 
     def make_figure():
         fig, ax = plots.new_figure("AllReduce on 8-device scale-up domains (netsim)", "message size n",
-                                   "busbw (GB/s, per direction)", figsize=(9.6, 4.6))
+                                   "busbw (GB/s, per direction)", figsize=(8.4, 4.6))
         for i, s in enumerate(names):
             for j, a in enumerate(algs):
                 ax.plot(sizes, busbw[s, a] / GB, color=plots.PALETTE[i], ls=plots.LINESTYLES[j], lw=1.0, alpha=0.45)
@@ -167,8 +167,8 @@ def fabric_allreduce_explorer(systems=None, sizes=CURVE_SIZES,
         ax.set_yscale("log")
         ax.set_ylim(1, 2000)
         ax.set_xlim(sizes[0], sizes[-1])
-        ax.legend(loc="upper left", fontsize=7.5, ncols=2)
-        note = ax.text(0.985, 0.04, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8.5,
+        ax.legend(loc="upper left", fontsize=8.5, ncols=2)
+        note = ax.text(0.985, 0.04, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
 
         note.set_gid(READOUT_GID)  # the frame's key numbers, also as text

@@ -81,7 +81,7 @@ def cluster_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr", "eth-200
     def make_figure():
         fig, (ax, bx) = plots.new_figure(f"AllReduce on {gpus_per_node}-GPU H100 servers",
                                          [f"servers ({gpus_per_node} GPUs each)"] * 2,
-                                         ["time", "bus bandwidth (GB/s, per direction)"], ncols=2, figsize=(10, 4.2))
+                                         ["time", "bus bandwidth (GB/s, per direction)"], ncols=2, figsize=(8.4, 4.4))
         styles = [("hierarchical, rail-optimised", plots.PALETTE[0], "-"),
                   ("hierarchical, top-of-rack r:1", plots.PALETTE[1], "--"),
                   ("flat ring", plots.PALETTE[3], ":")]

@@ -121,7 +121,7 @@ def tp_explorer(model, machines, tps=(1, 2, 4, 8), pp=8, default_link="NVLink 4"
     def make_figure():
         fig, (ax, bx) = plots.new_figure(f"Tensor parallelism of {model.name} on H100s",
                                          ["share of one layer's time (one microbatch)", "tensor-parallel degree t"],
-                                         ["", "MFU of the whole step"], ncols=2, figsize=(10.5, 4.2))
+                                         ["", "MFU of the whole step"], ncols=2, figsize=(8.4, 4.4))
         comp = ax.barh([0.7], [1.0], height=0.4, color=plots.PALETTE[0], label="compute (GEMMs + element-wise)")[0]
         comm = ax.barh([0.7], [0.0], left=[1.0], height=0.4, color=plots.PALETTE[1], hatch="//", edgecolor="white",
                        label="TP communication")[0]
