@@ -164,7 +164,7 @@ def test_gemm_ceiling_is_the_measured_mamf():
         assert math.isclose(G.gemm_efficiency(128 * sms, 256, 4096, gpu), measurements.get(name).value / peak)
         # the named fraction is the same number, and gemm_efficiency scales it by the quantisation
         assert G.ceiling_fraction(gpu) == measurements.get(name).value / peak
-        assert math.isclose(G.gemm_efficiency(2048, 5376, 1, gpu),
+        assert math.isclose(G.gemm_efficiency(2048, 5376, 1, gpu, depth=False),
                             G.ceiling_fraction(gpu) * G.gemm_quantisation(2048, 5376, sms))
     with pytest.raises(ValueError, match="gpu"):
         G.ceiling_fraction("V100")                     # no MAMF measurement in the catalog
