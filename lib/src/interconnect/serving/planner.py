@@ -28,16 +28,8 @@ import math
 from dataclasses import dataclass, field
 
 from .._validate import as_count, as_positive
-from .disagg import (
-    _colocated_goodput,
-    _decode_goodput,
-    _decode_point,
-    _md1_wait,
-    _setup,
-    _slo,
-    kv_transfer_time,
-    prefill_goodput,
-)
+from .disagg import _decode_point, _md1_wait, _setup, kv_transfer_time
+from .goodput import _colocated_goodput, _decode_goodput, _slo, prefill_goodput
 from .steps import as_machine, prefill_time
 
 __all__ = ["ServingOption", "ServingPlan", "plan_serving"]
