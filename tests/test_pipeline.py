@@ -115,6 +115,25 @@ def test_plot_gantt():
     plt.close(ax.figure)
 
 
+@pytest.mark.parametrize("width", [4.0, 6.4, 12.0])
+def test_plot_gantt_labels_fit_their_bars(width):
+    """A microbatch number is drawn only inside a bar wide enough for it; a wider figure labels more bars."""
+    tasks = P.schedule("interleaved", 4, 8, 2)
+    counts = []
+    for w in (width, 2 * width):
+        _, ax = plt.subplots(figsize=(w, 3.0))
+        P.plot_gantt(tasks, ax=ax)
+        pt_per_unit = ax.get_position().width * w * 72.0 / (P.makespan(tasks) * 1.01)
+        bars = {(round(r.get_x() + r.get_width() / 2, 9), round(r.get_y() + r.get_height() / 2)): r.get_width()
+                for r in ax.patches[:len(tasks)]}
+        for t in ax.texts:
+            x, y = t.get_position()
+            assert bars[round(x, 9), round(y)] * pt_per_unit >= 4.2 * len(t.get_text()) + 3.0
+        counts.append(len(ax.texts))
+        plt.close(ax.figure)
+    assert 0 < counts[0] <= counts[1] <= len(tasks)
+
+
 @pytest.mark.parametrize("args,kwargs,name", [
     (("pipedream", 4, 8), {}, "kind"),
     (("gpipe", 0, 8), {}, "stages"),

@@ -205,6 +205,21 @@ def test_static_frames_only_when_asked(monkeypatch):
     assert "slope 2" in live and "ic-explorer-data" not in live
 
 
+def test_layout_once_with_the_figure_own_engine():
+    """A figure that sets a tight layout with a rect keeps the room the rect leaves; others are tight."""
+
+    def make():
+        fig, update = make_figure()
+        fig.set_layout_engine("tight", rect=(0, 0.3, 1, 1))  # room below for a figure-level readout
+        return fig, update
+
+    own = explorer(make_figure=make)
+    plain = explorer()
+    assert own.fig.axes[0].get_position().y0 >= 0.3
+    assert plain.fig.axes[0].get_position().y0 < 0.3
+    assert own.fig.get_layout_engine().__class__.__name__ == "PlaceHolderLayoutEngine"  # frozen: frames align
+
+
 def test_readout_from_the_figure_note():
     from interconnect.widgets import READOUT_GID
 

@@ -175,7 +175,15 @@ class Explorer:
         FigureCanvasAgg(self.fig)  # a canvas of our own, so draws go straight to a pixel buffer
         self.fig.set_dpi(dpi)
         self.update(**self.defaults)
-        self.fig.tight_layout()  # lay out once; frames then share the same axes positions
+        # lay out once; frames then share the same axes positions. A figure that brings its own
+        # layout engine (e.g. tight layout with a rect that leaves room for a figure-level readout)
+        # is laid out by it, then frozen
+        engine = self.fig.get_layout_engine()
+        if engine is None:
+            self.fig.tight_layout()
+        else:
+            engine.execute(self.fig)
+            self.fig.set_layout_engine("none")
         if self.readout is None and self.fig.findobj(lambda a: a.get_gid() == READOUT_GID):
             self.readout = READOUT_GID  # the figure's own note is the readout
         self._background = None

@@ -192,6 +192,9 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
         slots.setdefault((t.stage, t.start, t.end), []).append(i)
     pairs = [ix for ix in slots.values() if len(ix) > 1]
     half = {i: k for ix in pairs for k, i in enumerate(ix)}
+    # a bar's width in points, to label only the bars that the label fits inside (7 pt digits are
+    # about 4.2 pt wide; a figure at most 6.7 in wide keeps them at 9 px or more on the page)
+    pt_per_unit = ax.get_position().width * ax.figure.get_figwidth() * 72.0 / (span * 1.01)
     for i, t in enumerate(tasks):
         stop = t.end if until is None else min(t.end, until)
         width = max(0.0, stop - t.start)
@@ -204,7 +207,7 @@ def plot_gantt(tasks, ax=None, title=None, time_unit="units of one forward pass"
                          edgecolor="white", linewidth=0.6, hatch=_HATCH.get(t.kind) if has_w else
                          ("///" if t.kind == "B" else None))
         ax.add_patch(rect)
-        if width >= 0.6 * t.duration and t.duration >= span / 60:
+        if width >= 0.6 * t.duration and t.duration * pt_per_unit >= 4.2 * len(str(t.microbatch)) + 3.0:
             dark = PALETTE.index(colour) in (1, 5, 6) if colour in PALETTE else False
             ax.text(t.start + t.duration / 2, y + h / 2 if i in half else t.stage, str(t.microbatch),
                     ha="center", va="center", fontsize=7, color="black" if dark else "white")

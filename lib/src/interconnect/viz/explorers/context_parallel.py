@@ -82,7 +82,7 @@ def ring_step_explorer(models=("llama3-70b", "llama3-405b"), cluster="dgx-h100",
     def make_figure():
         fig, (ax, bx) = plots.new_figure(f"One ring-attention step, cp = {cp}, on {cluster}",
                                          ["tokens per GPU (s / cp)", "time, as a share of the longer of the two"],
-                                         ["time per ring step", ""], ncols=2, figsize=(10, 4.4))
+                                         ["time per ring step", ""], ncols=2, figsize=(8.8, 4.4))
         (comp,) = ax.plot([], [], color=plots.PALETTE[0], label="attention of the block in hand")
         (xfer,) = ax.plot([], [], color=plots.PALETTE[1], linestyle="--", label="transfer of the next K, V block")
         (mark_c,) = ax.plot([], [], "o", ms=8, color=plots.PALETTE[0])

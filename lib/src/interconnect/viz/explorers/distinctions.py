@@ -97,4 +97,4 @@ def roofline_explorer(gpus=("V100", "A100", "H100"), default_gpu="H100", hidden=
         Param("tp", "tensor-parallel degree", tuple(tps), default_tp),
     ]
     return Explorer("Roofline with an interconnect roof", params, make_figure,
-                    static=("gpu", "link_name"), alt=alt, dpi=72, colors=32)
+                    static=("gpu", "link_name"), alt=alt, dpi=86, colors=32)

@@ -66,7 +66,7 @@ def ep_explorer(tokens_per_gpu, n_experts, top_k, hidden, skews=(0.0, 0.5, 1.0, 
         fig, (ax, bx) = plots.new_figure("Dispatch AllToAll: skew and EP span (H100 nodes, NDR)",
                                          ["GPU in the EP group", "router skew"],
                                          ["received in the dispatch (MiB)", "simulated dispatch time (ms)"],
-                                         ncols=2, figsize=(10.5, 4.2))
+                                         ncols=2, figsize=(8.8, 4.4))
         bars = ax.bar(np.arange(n_bars), np.zeros(n_bars), width=0.8, color=plots.PALETTE[0])
         mean = ax.axhline(0, color="black", linestyle="--", linewidth=1)
         ax.set_xlim(-0.7, n_bars - 0.3)

@@ -94,4 +94,4 @@ def loader_explorer(node=None, gpus=8):
               node["gpu_rate"] / gpus, fmt=lambda v: f"{v:,.0f}"),
     ]
     return Explorer("Which stage of the data pipeline binds?", params, make_figure,
-                    static=("cpu_cores", "storage_bandwidth"), alt=alt, dpi=72, colors=32)
+                    static=("cpu_cores", "storage_bandwidth"), alt=alt, dpi=86, colors=32)

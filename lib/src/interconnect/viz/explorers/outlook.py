@@ -71,9 +71,9 @@ def bytes_per_flop_explorer(gpu="H100", growth_rates=(1.1, 1.2, 1.3, 1.5, 1.7, 2
             ax.set_xticks([2016, 2020, 2024, 2028, 2032])
         ax1.set_ylim(30, 3e4)
         ax2.set_ylim(0.01, 3)
-        ax1.legend(loc="upper left", fontsize=8)
-        ax2.legend(loc="lower left", fontsize=8)
-        note = ax2.text(0.97, 0.97, "", transform=ax2.transAxes, ha="right", va="top", fontsize=8.5,
+        ax1.legend(loc="upper left", fontsize=9)
+        ax2.legend(loc="lower left", fontsize=9)
+        note = ax2.text(0.97, 0.97, "", transform=ax2.transAxes, ha="right", va="top", fontsize=9,
                         bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
 
         note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
@@ -102,4 +102,4 @@ def bytes_per_flop_explorer(gpu="H100", growth_rates=(1.1, 1.2, 1.3, 1.5, 1.7, 2
     params = [Param("bw_growth", "link bandwidth growth", tuple(growth_rates), default_bw_growth, fmt=rate),
               Param("flops_growth", "compute growth", tuple(growth_rates), default_flops_growth, fmt=rate)]
     return Explorer("Bandwidth against compute", params, make_figure, static=("bw_growth", "flops_growth"),
-                    alt=alt, dpi=72, colors=32)
+                    alt=alt, dpi=78, colors=32)

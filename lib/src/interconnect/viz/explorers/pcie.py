@@ -70,7 +70,7 @@ def pcie_tree_explorer(generations=(1, 2, 3, 4, 5, 6), default_generation=3, gpu
         fig, (ax, bx) = plots.new_figure("8 GPUs on a PCIe tree",
                                          ["", ""], ["bandwidth per GPU, per direction (GB/s)",
                                                     f"AllReduce of {nbytes / 1e9:g} GB"],
-                                         ncols=2, figsize=(10, 4.2))
+                                         ncols=2, figsize=(8.8, 4.4))
         bars_l = ax.bar(range(2), [1, 1], color=[plots.PALETTE[0], plots.PALETTE[3]], width=0.6)
         bars_r = bx.bar(range(4), [1, 1, 1, 1], width=0.6,
                         color=["#999999", plots.PALETTE[0], plots.PALETTE[1], plots.PALETTE[2]])

@@ -116,7 +116,7 @@ def mechanism_explorer(routes=None, sizes=tuple(4 * KiB * 4 ** k for k in range(
     def make_figure():
         fig, (ax, axb) = plots.new_figure("", ["message size", "time at the chosen size"],
                                           ["effective bandwidth (GB/s, per direction)", ""],
-                                          figsize=(10.4, 4.3), ncols=2)
+                                          figsize=(8.4, 4.4), ncols=2)
         lines, marks, bars, texts = [], [], [], []
         for m in range(3):
             (ln,) = ax.plot(grid, grid * 0 + 1, color=plots.PALETTE[m], ls=plots.LINESTYLES[m], label=_MECH_LABELS[m])

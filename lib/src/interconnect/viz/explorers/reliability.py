@@ -93,4 +93,4 @@ def goodput_explorer(gpu_mtbf=R.LLAMA3_GPU_MTBF, n_gpus=16_384, checkpoint=5 * m
               fmt=fmt_time),
     ]
     return Explorer("Goodput against checkpoint interval", params, make_figure,
-                    static=("n_gpus", "checkpoint"), alt=alt, dpi=72, colors=32)
+                    static=("n_gpus", "checkpoint"), alt=alt, dpi=86, colors=32)

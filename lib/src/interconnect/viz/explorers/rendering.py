@@ -54,7 +54,7 @@ def frame_time_explorer(res_names=("1080p", "1440p", "4K"), link_names=("sli", "
 
     def make_figure():
         fig, (ax, bx) = plots.new_figure("AFR frame times", ["displayed frame number", ""],
-                                         ["frame interval (ms)", ""], ncols=2, figsize=(11, 4.6))
+                                         ["frame interval (ms)", ""], ncols=2, figsize=(8.8, 4.6))
         xs = np.arange(n_show)
         (l_raw,) = ax.plot(xs, np.zeros(n_show), color=plots.PALETTE[3], marker=".", label="AFR, no pacing")
         (l_pace,) = ax.plot(xs, np.zeros(n_show), color=plots.PALETTE[0], marker=".", ls="--", label="AFR, paced")

@@ -125,7 +125,7 @@ def batch_explorer(models=("llama3-8b", "llama3-70b", "llama3-405b"), contexts=(
         fig, (ax1, ax2) = plots.new_figure("Decode batch against latency and throughput",
                                            ["decode batch (sequences)", "decode batch (sequences)"],
                                            ["time per output token (ms)", "output tokens/s per GPU"],
-                                           figsize=(10.5, 4.3), ncols=2)
+                                           figsize=(8.8, 5.3), ncols=2)
         lines = []
         for k, label in enumerate(labels):
             a, = ax1.plot(x, np.ones(len(x)), marker="o", ms=4, color=plots.PALETTE[k],
@@ -139,10 +139,11 @@ def batch_explorer(models=("llama3-8b", "llama3-70b", "llama3-405b"), contexts=(
             ax.set_xlim(0.8, 1300)
         ax1.set_ylim(0.5, 2000)
         ax2.set_ylim(1, 20000)
-        ax1.legend(loc="upper left", fontsize=8)
-        note = ax2.text(0.98, 0.03, "", transform=ax2.transAxes, ha="right", va="bottom", fontsize=8,
+        ax1.legend(loc="upper left", fontsize=9)
+        # the readout goes below both panels: at a legible size it is wider than one of them
+        note = fig.text(0.5, 0.015, "", ha="center", va="bottom", fontsize=9,
                         bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
-        fig.tight_layout()
+        fig.set_layout_engine("tight", rect=(0, 0.17, 1, 1))  # the Explorer lays it out once, with this rect
 
         note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
 
@@ -181,7 +182,7 @@ def batch_explorer(models=("llama3-8b", "llama3-70b", "llama3-405b"), contexts=(
         Param("fp8", "FP8 weights", (False, True), False, fmt=lambda v: "yes" if v else "no"),
     ]
     return Explorer("Decode batch against latency and throughput", params, make_figure,
-                    static=("model", "context"), alt=alt, dpi=72, colors=32)
+                    static=("model", "context"), alt=alt, dpi=76, colors=32)
 
 
 #: TPOT objectives (seconds) the disaggregation explorer sweeps.
@@ -272,7 +273,7 @@ def disagg_explorer(models=("llama3-70b", "llama3-8b"), machine="dgx-h100", outp
 
     def make_figure():
         fig, ax = plots.new_figure(f"When disaggregation pays: TP 8 instances on {machine}, {output} output tokens",
-                                   "TPOT objective (ms)", "goodput (requests/s per GPU)", figsize=(7.6, 4.4))
+                                   "TPOT objective (ms)", "goodput (requests/s per GPU)", figsize=(8.2, 4.4))
         col, = ax.plot(x, np.ones(len(x)), "o-", color=plots.PALETTE[0], label="colocated (continuous batching)")
         dis, = ax.plot(x, np.ones(len(x)), "s--", color=plots.PALETTE[1],
                        label="disaggregated (prefill and decode instances)")
@@ -281,8 +282,8 @@ def disagg_explorer(models=("llama3-70b", "llama3-8b"), machine="dgx-h100", outp
         ax.set_xticks([10, 20, 50, 100, 200], ["10", "20", "50", "100", "200"])
         ax.minorticks_off()
         ax.set_ylim(0.05, 20)
-        ax.legend(loc="upper left", fontsize=8)
-        note = ax.text(0.98, 0.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
+        ax.legend(loc="upper left", fontsize=9)
+        note = ax.text(0.98, 0.03, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
                        bbox=dict(facecolor="white", edgecolor="#cccccc", boxstyle="round,pad=0.3"))
         shade = []
 
@@ -320,5 +321,5 @@ def disagg_explorer(models=("llama3-70b", "llama3-8b"), machine="dgx-h100", outp
         Param("ttft", "TTFT objective (s)", (0.25, 0.5, 1.0, 2.0), 1.0, fmt=lambda v: f"{v:g} s"),
         Param("layerwise", "layer-wise transfer", (True, False), True, fmt=lambda v: "yes" if v else "no"),
     ]
-    return Explorer("When disaggregation pays", params, make_figure, static=("prompt",), alt=alt, dpi=72,
+    return Explorer("When disaggregation pays", params, make_figure, static=("prompt",), alt=alt, dpi=76,
                     colors=32)

@@ -47,7 +47,7 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
     def make_figure():
         fig, (ax, bx) = plots.new_figure(f"Data-parallel training of a {n_params / 1e9:g}B-parameter model",
                                          ["GPUs", "share of one step"], ["speedup over one GPU", ""],
-                                         ncols=2, figsize=(10, 4))
+                                         ncols=2, figsize=(8.8, 4.2))
         ax.plot(p_all, p_all, color="0.5", lw=1, linestyle="--", label="ideal (no communication)")
         (curve,) = ax.plot(p_all, p_all, color=plots.PALETTE[0], marker="o", ms=3, label="with ring AllReduce")
         (mark,) = ax.plot([8], [8], "o", ms=10, mfc="none", mec=plots.PALETTE[3], mew=2, label="chosen number of GPUs")
