@@ -13,7 +13,7 @@ from ... import collectives as C
 from ... import plots
 from ...nvlink_machines import nvlink_machines
 from ...units import GB, bidirectional, fmt_bandwidth, fmt_bytes, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["bidir", "nvlink_allreduce_explorer"]
 
@@ -91,6 +91,8 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
         ax.legend(loc="upper left", fontsize=8.5, ncols=2)
         note = ax.text(0.985, 0.04, "", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
 
         def update(machine, nbytes):
             bold.set_ydata(curves[machine][1] / GB)

@@ -14,7 +14,7 @@ from ... import collectives as C
 from ... import links, plots
 from ...topology import cluster_paths
 from ...units import GB, GiB, MiB, fmt_bandwidth, fmt_bytes
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["cluster_paths", "cluster_allreduce_explorer"]
 
@@ -99,6 +99,8 @@ def cluster_allreduce_explorer(nic_names=("ib-hdr", "ib-ndr", "ib-xdr", "eth-200
         bx.legend(loc="upper right")
         note = ax.text(0.03, 0.96, "", transform=ax.transAxes, fontsize=9, va="top",
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
 
         def update(nic, oversub, nbytes):
             b, a = nic_net[nic]

@@ -17,7 +17,7 @@ from ... import collectives as C
 from ... import plots
 from ... import topology as T
 from ...units import GiB, KiB, MiB, fmt_bytes, fmt_time
-from ...widgets import Explorer, Param
+from ...widgets import READOUT_GID, Explorer, Param
 
 __all__ = ["rack_and_servers", "scale_up_times", "nvl72_vs_servers_explorer"]
 
@@ -109,6 +109,8 @@ def nvl72_vs_servers_explorer(sizes=(1 * MiB, 64 * MiB, 1 * GiB, 16 * GiB), defa
         ax.legend(loc="lower right")
         note = ax.text(0.03, 0.96, "", transform=ax.transAxes, fontsize=9, va="top",
                        bbox=dict(boxstyle="round", fc="white", ec="0.7"))
+
+        note.set_gid(READOUT_GID)  # the frame's key numbers, also as text
 
         def update(op, nbytes):
             curves = [scale_up_times(op, s, m) for s in x]
