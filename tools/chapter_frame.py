@@ -34,6 +34,7 @@ import re
 import sys
 
 import yaml
+from myst_text import _source as _src  # a cell's source as one string
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -73,10 +74,6 @@ def source_path(page, book=BOOK):
         if p.exists():
             return p
     raise FileNotFoundError(f"page {page!r}: neither {page}.ipynb nor {page}.md exists under {book}")
-
-
-def _src(cell):
-    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
 def title(page, book=BOOK):

@@ -29,10 +29,9 @@ import pathlib
 import shutil
 import sys
 
-import yaml
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from chapter_frame import toc_pages  # noqa: E402
 from myst_text import BookIndex, render_markdown, render_notebook  # noqa: E402
 from student_edition import render_glue  # noqa: E402
 
@@ -57,11 +56,8 @@ sources under `book/` are untouched.
 
 def toc_docs(root=ROOT):
     """Every page of the table of contents, as paths without suffix (``book/why/primer``)."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    docs = [toc["root"]]
-    for part in toc.get("parts", []):
-        docs += [c["file"] for c in part.get("chapters", [])]
-    return docs
+    first, pages = toc_pages(root / "_toc.yml")
+    return [f"book/{p}" for p in (first, *pages)]
 
 
 def make(outdir, root=ROOT):

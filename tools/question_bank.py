@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from interconnect.units import GB, Gbps, GiB, per_direction
+
 KINDS = ("numeric", "choice", "short", "derivation")
 
 
@@ -112,6 +114,12 @@ def _bubble(p, m, v=1):
     return pipeline_bubble_fraction(p, m, v)
 
 
+def _line_rate(baud, modulation):
+    from interconnect import signalling
+
+    return signalling.line_rate(baud, modulation)
+
+
 def _usable(lanes, gt_s, eff):
     from interconnect import signalling
 
@@ -119,9 +127,6 @@ def _usable(lanes, gt_s, eff):
 
 
 # ---- the bank ----------------------------------------------------------------------------
-
-GB = 1e9
-GiB = 2**30
 
 QUESTIONS = (
     # Part I: why interconnect
@@ -187,7 +192,7 @@ QUESTIONS = (
     # Part III: the four-layer stack
     Q("phys-1", "book/stack/physical_links", "numeric",
       "A SerDes lane signals at 53.125 GBd with PAM4 (2 bits a symbol). What is its raw bit rate?",
-      lambda: 53.125e9 * 2, "b/s"),
+      lambda: _line_rate(53.125e9, "PAM4"), "b/s"),
     Q("phys-2", "book/stack/physical_links", "choice",
       "At the same bit rate, does PAM4 need a higher or a lower symbol rate than NRZ? (higher / lower)",
       "lower: two bits per symbol halve the symbol rate, at the cost of a smaller eye (about 9.5 dB of SNR)"),
@@ -303,7 +308,7 @@ QUESTIONS = (
       "head dimension x 2 (K and V) x bytes per element x prompt tokens."),
     Q("dis-1", "book/practice/distinctions", "numeric",
       "An 800 Gb/s port: how many bytes per second per direction?",
-      lambda: 800e9 / 8, "B/s"),
+      lambda: 800 * Gbps, "B/s"),
     Q("dis-2", "book/practice/distinctions", "numeric",
       "How many bytes is 80 GiB?",
       lambda: 80 * GiB, "B", 0.0),
@@ -319,7 +324,7 @@ QUESTIONS = (
     Q("out-1", "book/practice/outlook", "numeric",
       "NVLink 6 is announced at 3.6 TB/s per GPU, both directions added. How many bytes per second is that "
       "per direction?",
-      lambda: 3.6e12 / 2, "B/s"),
+      lambda: per_direction(3.6e12), "B/s"),
 )
 
 

@@ -62,8 +62,7 @@ EXERCISE = re.compile(r"^```\{exercise\}[^\n]*\n(?::[^\n]*\n)*?:label:[ \t]*(\S+
 INSTRUCTORS = "book/classroom"
 
 
-def _src(cell):
-    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+_src = myst_text._source  # a cell's source as one string
 
 
 def strip_solutions(nb):

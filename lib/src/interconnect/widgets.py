@@ -114,6 +114,10 @@ class Param:
         return self.values.index(self.default)
 
 
+def _data_uri(png):
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
 def _slug(text):
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "explorer"
 
@@ -287,7 +291,7 @@ class Explorer:
         for idx in itertools.product(*[range(len(p.values)) for p in stat]):
             values = {p.name: p.values[i] for p, i in zip(stat, idx)}
             png = self._png(values, colors=self.colors)
-            uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+            uri = _data_uri(png)
             out["_".join(map(str, idx))] = (uri, self._alt(self.defaults | values), self._readout(values))
         self._draw({})
         return out
@@ -381,7 +385,7 @@ class Explorer:
     def fallback_html(self):
         """The default frame alone, for a live front-end without ipywidgets (no precomputed frames)."""
         png = self._png({}, colors=self.colors)
-        uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        uri = _data_uri(png)
         readout = self._readout({})
         shown = f'<p class="ic-explorer-readout">{html.escape(readout)}</p>' if self.readout is not None else ""
         alt = html.escape(self._alt(self.defaults))
