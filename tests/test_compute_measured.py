@@ -15,6 +15,7 @@ from interconnect import catalog
 from interconnect.catalog import measurements
 from interconnect.parallel import compute as C
 from interconnect.parallel import gemm as G
+from interconnect.parallel import machines as M
 from interconnect.parallel.machines import machine, stack
 
 
@@ -78,18 +79,21 @@ def test_attention_core_time_by_pass_closed_form():
     h100 = machine("dgx-h100")
     fwd_rate, bwd_rate = C.attention_pass_rates(model.seq_len)
     flops = C._flops_by_term(model)["attention"] / 3 * 0.5     # forward, FlashAttention's causal count
-    want = flops * (1 / fwd_rate + 2.5 / bwd_rate) / lay.n_gpus
+    kept = h100.sustained_fraction          # Hopper's fitted constant, machines.SUSTAINED_FRACTION
+    assert kept == M.SUSTAINED_FRACTION["hopper"] < 1
+    want = flops * (1 / fwd_rate + 2.5 / bwd_rate) / (lay.n_gpus * kept)
     assert C._attention_core_time(model, lay, h100) == pytest.approx(want, rel=1e-12)
     assert C.compute_parts(model, lay, h100)["attention"] == C._attention_core_time(model, lay, h100)
     # full recomputation runs the forward twice
     full = replace(lay, recompute="full")
     assert C._attention_core_time(model, full, h100) == pytest.approx(
-        flops * (2 / fwd_rate + 2.5 / bwd_rate) / lay.n_gpus, rel=1e-12)
+        flops * (2 / fwd_rate + 2.5 / bwd_rate) / (lay.n_gpus * kept), rel=1e-12)
     # an attention efficiency set by hand is honoured as given (one rate for all passes)
     hand = replace(h100, attention_efficiency=0.5)
     t = C._attention_core_time(model, lay, hand)
     assert math.isclose(t, C._flops_by_term(model)["attention"] * C._attention_recompute_factor(lay)
-                        * C._causal_fraction(model, lay) / (lay.n_gpus * 0.5 * h100.peak_flops), rel_tol=1e-12)
+                        * C._causal_fraction(model, lay) / (lay.n_gpus * 0.5 * h100.peak_flops * kept),
+                        rel_tol=1e-12)
     # the measured backward is slower than the old single-rate pricing assumed
     assert C._attention_core_time(model, lay, h100) > C._attention_core_time(
         model, lay, replace(h100, attention_efficiency=h100.attention_efficiency * (1 - 1e-15)))

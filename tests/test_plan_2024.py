@@ -191,13 +191,12 @@ def test_llama3_405b_published_layouts_fit(n, dp, cp, seq, batch):
     assert layout_memory(m, llama_layout(dp, cp, zero_stage=1, recompute="full")) < LIMIT
 
 
-@pytest.mark.parametrize("n, dp, best_rank", [(8192, 64, 1), (16384, 128, 3)])
+@pytest.mark.parametrize("n, dp, best_rank", [(8192, 64, 2), (16384, 128, 1)])
 def test_llama3_405b_published_layouts_rank_near_the_top(n, dp, best_rank):
     # cp = 1: the layout Meta published (the planner with cp enumerated prefers cp = 2; see the planning chapter).
-    # Ranked by distinct step time: layouts differing only in ZeRO stage or recomputation tie. At 16K GPUs
-    # the gradient ring crosses 128 nodes, one NIC each, and NCCL's model charges each 25 MB bucket about
-    # 1 ms of latency (127 steps), so PP32 x DP64 and PP64 x DP32 come out 1-3 % faster (the constant-
-    # efficiency model had the published layout first)
+    # Ranked by distinct step time: layouts differing only in ZeRO stage or recomputation tie. With Megatron-
+    # Core's gradient buckets (max(40M, 1M x dp) parameters) the gradient rings are no longer latency-bound;
+    # at 16K GPUs Meta's layout is first, at 8K GPUs DP128 x PP8 is 0.2 % faster (a smaller bubble share)
     p = plan(LLAMA, H100, n, LIMIT, recompute=("none", "selective", "full"), zero_stages=(1, 2),
              uneven_stages=True, stack=CORE, cp_sizes=(1,), microbatches=(1, 2))
     distinct = sorted({round(st.total, 9) for _, st, _ in p.ranked})

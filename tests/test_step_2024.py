@@ -219,12 +219,101 @@ def test_rows_2024_are_priced_on_their_machines():
 
     rows = V.validation_rows_2024()
     assert len(rows) >= 10 and all(r.machine in M.machine_names() for r in rows)
-    assert {r.quantity for r in rows} == {"model_tflops_per_gpu"}
+    assert {r.quantity for r in rows} == {"model_tflops_per_gpu", "tokens_per_s_per_gpu"}
     table = V.bottom_up_table()
     assert len(table) == len(V.VALIDATION_ROWS) + len(rows)
     for row in table:
         assert math.isfinite(row["predicted"]) and row["predicted"] > 0
         assert math.isclose(row["error_pct"], 100 * (row["predicted"] / row["measured"] - 1))
+
+
+def test_megatron_bridge_counts_the_attention_causally():
+    """Megatron-Bridge 25.09's model FLOPs (flop_utils.py at v0.1.0rc4: the attention term
+    ``s / h / 2``) are the library's full count less half the attention core: its printed TFLOP/s
+    over its printed tokens/s reproduce that per-token count within 0.1 % (Llama 3 8B on B200, 1544
+    and 29,994; GB200, 1614 and 31,357; Llama 3 70B on H100, 727 and 1,619), so those rows are
+    compared in tokens/s. NeMo 24.07 (Llama 2 7B, 776 TFLOP/s and 16,847 tokens/s) counts the full
+    ``s x s``, as ModelConfig.model_flops does."""
+    from interconnect.parallel import validation as V
+
+    def per_token(key, s, causal):
+        m = replace(catalog.models.get(key), seq_len=s, global_batch=1)
+        terms = m.forward_flops_per_token()
+        return 3 * (sum(terms.values()) - (0.5 * terms["attention"] if causal else 0.0))
+
+    for key, tf, tok in (("llama3-8b", 1544, 29994), ("llama3-8b", 1614, 31357), ("llama3-70b", 727, 1619)):
+        assert tf * 1e12 / tok == pytest.approx(per_token(key, 8192, True), rel=1e-3)
+        assert tf * 1e12 / tok < 0.95 * per_token(key, 8192, False)
+    assert 776e12 / 16847 == pytest.approx(per_token("llama2-7b", 4096, False), rel=1e-3)
+    tokens = {r.name: r.measured for r in V.validation_rows_2024() if r.quantity == "tokens_per_s_per_gpu"}
+    assert sorted(tokens.values()) == [1619.0, 29994.0, 31357.0]
+    # and those recipes reduce gradients in BF16 (grad_reduce_in_fp32: false)
+    assert {r.layout.grad_bytes for r in V.validation_rows_2024() if "25.09" in r.source} == {2.0}
+
+
+def test_megatron_core_gradient_buckets():
+    """Megatron-Core's DistributedDataParallelConfig.bucket_size default: max(40M, 1M x dp) parameters
+    (megatron/core/distributed/distributed_data_parallel.py), of grad_bytes each."""
+    core = M.stack("megatron-core-2024")
+    assert core.layout(dp=8, tp=8, pp=1).bucket_bytes == 4 * 40e6
+    assert core.layout(dp=48, tp=8, pp=1).bucket_bytes == 4 * 48e6
+    assert core.layout(dp=48, tp=8, pp=1, grad_bytes=2).bucket_bytes == 2 * 48e6
+    assert core.layout(dp=48, tp=8, pp=1, bucket_bytes=25e6).bucket_bytes == 25e6
+    assert M.stack("megatron-lm-2021").layout(dp=48, tp=8, pp=1).bucket_bytes == 25e6
+
+
+def test_llama3_chunks_hold_the_embedding_and_the_output():
+    """Dubey et al. 2024, sec. 3.3.2: 126 layers plus a chunk for the embedding and one for the output
+    on 16 stages of 8 one-layer chunks; two spare chunks at most, and only with uneven stages."""
+    from interconnect.parallel.layout import _check_fit, stage_layers
+
+    llama = catalog.models.get("llama3-405b")
+    lay = M.stack("megatron-core-2024").layout(dp=64, tp=8, pp=16, chunks=8, uneven_stages=True)
+    assert _check_fit(llama, lay) == 32 and stage_layers(llama, lay) == 8
+    with pytest.raises(ValueError, match="more than layers"):
+        _check_fit(replace(llama, layers=125), lay)
+    with pytest.raises(ValueError, match="more than layers"):
+        _check_fit(llama, replace(lay, uneven_stages=False))
+
+
+@pytest.mark.parametrize("generation", ["ampere", "hopper", "blackwell"])
+def test_sustained_fraction_is_the_fit_on_its_one_row(generation):
+    from interconnect.parallel import validation as V
+
+    stored = M.SUSTAINED_FRACTION[generation]
+    assert stored == round(V.fit_sustained_fraction(generation), 3)
+    row = V.fit_row(generation)
+    # the fitted row is the generation's most nearly pure-compute row of the pure bottom-up model
+    same = [r for r in V.VALIDATION_ROWS + V.validation_rows_2024()
+            if M.generation_of(M.MACHINES[r.machine or "dgx-a100"].gpu) == generation]
+
+    def share(r):
+        cl = replace(M.machine(r.machine or "dgx-a100"), sustained_fraction=1.0)
+        st = step_time(r.model, r.layout, cl)
+        return st.compute / st.total
+
+    assert max(same, key=share) == row
+    # the preset carries it; the pure bottom-up model (1) is slower to compute
+    gpu = M.MACHINES[row.machine or "dgx-a100"].gpu
+    assert M.machine(row.machine or "dgx-a100").sustained_fraction == stored and M.generation_of(gpu) == generation
+    assert abs(V.throughput_error_pct(V.bottom_up_table([row])[0])) < 0.5
+
+
+def test_bottom_up_summary_thresholds():
+    """The bottom-up table's state (issue 13): 36 rows, 3 fitted (one per generation), 33 held out.
+    Fails if a change moves the mean or the count within 10 % the wrong way."""
+    from interconnect.parallel import validation as V
+
+    table = V.bottom_up_table()
+    s = V.bottom_up_summary(table)
+    assert (s["rows"], s["held_out"]["rows"]) == (36, 33)
+    assert sum(t["fitted"] for t in table) == 3
+    assert s["mean_abs_pct"] < 5.5 and s["within_10"] >= 32
+    assert s["held_out"]["mean_abs_pct"] < 6.0 and s["held_out"]["within_10"] >= 29
+    assert s["worst_pct"] < 25.0
+    # without the three fitted constants (the pure bottom-up model) the model runs fast on every machine
+    pure = V.bottom_up_summary(V.bottom_up_table(fitted=False))
+    assert pure["held_out"]["rows"] == 36 and pure["mean_abs_pct"] > 2 * s["mean_abs_pct"]
 
 
 def test_predict_row_needs_a_cluster_for_a_row_without_machine():

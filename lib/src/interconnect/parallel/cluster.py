@@ -87,6 +87,12 @@ class Cluster:
         "dgx-h100"), intra_bandwidth=...)``, e.g. the same GPUs on PCIe) is no longer the machine
         NCCL's model describes, and one given another ``comm_efficiency`` asks for that constant:
         either drops ``nccl`` and prices its collectives at ``comm_efficiency`` of its links.
+    sustained_fraction : float
+        Share of the measured compute rates (the GEMM ceiling and fused attention) that a whole
+        training step keeps, (0, 1]: it divides the linear layers', the logits' and the
+        attention core's time, not the HBM-bound element-wise work. 1 (default) is the pure
+        bottom-up model; the machine presets set the one constant fitted per GPU generation
+        (:data:`interconnect.parallel.machines.SUSTAINED_FRACTION`).
     """
 
     gpus_per_node: int
@@ -104,6 +110,7 @@ class Cluster:
     gemm_gpu: str | None = None
     nccl: NcclMachine | None = None
     nccl_links: tuple | None = field(default=None, repr=False, compare=False)
+    sustained_fraction: float = 1.0
 
     def __post_init__(self):
         if self.memory_bandwidth is not None:
@@ -114,7 +121,7 @@ class Cluster:
             object.__setattr__(self, n, float(as_positive(n, getattr(self, n), unit)))
         for n in ("intra_latency", "inter_latency"):
             object.__setattr__(self, n, float(as_nonnegative(n, getattr(self, n), "seconds")))
-        for n in ("gemm_efficiency", "comm_efficiency"):
+        for n in ("gemm_efficiency", "comm_efficiency", "sustained_fraction"):
             object.__setattr__(self, n, float(as_fraction(n, getattr(self, n))))
         if self.peak_flops_fp8 is not None:
             fp8 = float(as_positive("peak_flops_fp8", self.peak_flops_fp8, "FLOP/s"))

@@ -233,7 +233,8 @@ def compute_parts(model, layout, cluster):
     if not (layout.fp8 or layout.flash_attention or cluster.attention_efficiency is not None
             or cluster.gemm_gpu is not None):
         hw = step_flops(model, layout.recompute)
-        return {"linear": scale * hw / (n * cluster.peak_flops * cluster.gemm_efficiency), "attention": 0.0,
+        rate = cluster.peak_flops * cluster.gemm_efficiency * cluster.sustained_fraction
+        return {"linear": scale * hw / (n * rate), "attention": 0.0,
                 "logits": 0.0, "elementwise": elementwise}
     terms = _flops_by_term(model)
     logits, linear = terms["logits"], terms["matmul"]
@@ -259,8 +260,9 @@ def compute_parts(model, layout, cluster):
         lin_rate = cluster.peak_flops_fp8 * fp8_eff
     else:
         lin_rate = cluster.peak_flops * shape_eff
-    return {"linear": scale * linear / (n * lin_rate), "attention": _attention_core_time(model, layout, cluster),
-            "logits": logits / (n * cluster.peak_flops * logit_eff), "elementwise": elementwise}
+    kept = cluster.sustained_fraction
+    return {"linear": scale * linear / (n * lin_rate * kept), "attention": _attention_core_time(model, layout, cluster),
+            "logits": logits / (n * cluster.peak_flops * logit_eff * kept), "elementwise": elementwise}
 
 
 #: Query and key rows per tile of a fused-attention kernel (FlashAttention-2/3 on A100 and H100 use
@@ -369,8 +371,9 @@ def _attention_core_time(model, layout, cluster):
         fwd_rate, bwd_rate = attention_pass_rates(model.seq_len // layout.cp, cluster.gemm_gpu)
         fwd = 0.5 * terms["attention"] / 3.0
         passes = (2.0 if layout.recompute == "full" else 1.0) / fwd_rate + 2.5 / bwd_rate
-        return scale * fwd * passes / layout.n_gpus
-    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency)
+        return scale * fwd * passes / (layout.n_gpus * cluster.sustained_fraction)
+    attn_rate = cluster.peak_flops * (cluster.attention_efficiency or cluster.gemm_efficiency) * \
+        cluster.sustained_fraction
     attn_hw = terms["attention"] * _attention_recompute_factor(layout) * _causal_fraction(model, layout)
     return scale * attn_hw / (layout.n_gpus * attn_rate)
 

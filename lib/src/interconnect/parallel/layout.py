@@ -69,7 +69,10 @@ class Layout:
     uneven_stages : bool
         Allow ``pp * chunks`` not to divide ``layers``: stages hold ``ceil(l / (pp v))``
         layers per chunk or fewer, and the fullest sets the pace (Llama 3 405B's 126 layers on
-        16 stages, Dubey et al. 2024, sec. 3.3.2). False (default) requires even stages.
+        16 stages, Dubey et al. 2024, sec. 3.3.2). ``pp * chunks`` may then exceed ``layers`` by
+        up to 2: Llama 3's first chunk holds only the embedding and its last only the output
+        layer and the loss (its 126 layers and those two on 16 x 8 one-layer chunks). False
+        (default) requires even stages.
     grad_bytes : float
         Bytes per gradient element in the data-parallel reduction, 2 (BF16, default) or 4:
         Megatron-LM accumulates and reduces BF16 models' gradients in FP32
@@ -207,8 +210,12 @@ def stage_layers(model, layout):
 def _check_fit(model, layout):
     if model.heads % layout.tp:
         raise ValueError(f"tp={layout.tp} does not divide heads={model.heads}; allowed: divisors of {model.heads}")
-    if layout.pp * layout.chunks > model.layers:
-        raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} is more than layers={model.layers}")
+    # with uneven stages two chunks may hold no Transformer layer: Llama 3's first chunk holds only the
+    # embedding and its last only the output layer and the loss (Dubey et al. 2024, sec. 3.3.2)
+    spare = 2 if layout.uneven_stages else 0
+    if layout.pp * layout.chunks > model.layers + spare:
+        raise ValueError(f"pp * chunks = {layout.pp} * {layout.chunks} is more than layers={model.layers}"
+                         + (" + 2 (a chunk for the embedding, one for the output layer)" if spare else ""))
     stage_layers(model, layout)
     if layout.cp > 1 and model.seq_len % (2 * layout.cp):
         raise ValueError(f"cp={layout.cp} does not fit seq_len={model.seq_len}; allowed: seq_len a multiple of "

@@ -21,7 +21,10 @@ Two catalogs the step-time model (:func:`~interconnect.parallel.step_time`) is r
     in the step model, only closed forms that take a bandwidth;
   - attention: the measured fused-attention throughput of the generation
     (:func:`attention_efficiency_of`: FlashAttention-2 on A100, FlashAttention-3 on H100);
-  - FP8 GEMMs: the measured FP8 matmul ceiling (:mod:`interconnect.parallel.gemm`).
+  - FP8 GEMMs: the measured FP8 matmul ceiling (:mod:`interconnect.parallel.gemm`);
+  - one fitted constant per GPU generation, :data:`SUSTAINED_FRACTION`: the share of those
+    measured compute rates a whole training step keeps, fitted on one named published run
+    (:data:`interconnect.parallel.validation.SUSTAINED_FIT_ROWS`), every other run held out.
 
 * :data:`STACKS` and :func:`stack` say which mechanisms a training framework of a given year
   switches on (FlashAttention, sequence parallelism, overlap of TP communication, of the
@@ -52,7 +55,8 @@ from .cluster import Cluster
 from .layout import Layout
 
 __all__ = ["Machine", "MACHINES", "machine", "machine_names", "comm_efficiency_of", "nccl_machine_of",
-           "SoftwareStack", "STACKS", "stack", "stack_names", "attention_efficiency_of"]
+           "SoftwareStack", "STACKS", "stack", "stack_names", "attention_efficiency_of", "SUSTAINED_FRACTION",
+           "generation_of"]
 
 #: nccl-tests ring AllReduce busbw measurement per NVLink generation (catalog name, link name).
 _NVLINK_BUSBW = {"nvlink3": ("a100-nvlink3-allreduce-busbw", "nvlink3"),
@@ -80,6 +84,32 @@ def comm_efficiency_of(nvlink):
 #: each at its ``topo.h`` figure).
 _NCCL_ARCH = {"A100": "ampere", "H100": "hopper", "H200": "hopper", "B200": "blackwell", "GB200": "blackwell"}
 _NVLINKS = {"nvlink3": 12, "nvlink4": 18, "nvlink5": 18}
+
+
+#: The one **fitted** constant per GPU generation: the share of the measured compute rates (the
+#: GEMM ceiling, shape and depth losses of :mod:`~interconnect.parallel.gemm`, fused attention)
+#: that a whole training step keeps (``Cluster.sustained_fraction``). The measured rates come
+#: from short benchmarks of one kernel at a time (mamf-finder, FlashAttention-3's); a training
+#: step also runs under sustained power and clocks, with gaps between kernels, CPU launch
+#: overhead and SMs shared with overlapped communication, none of which the model prices one
+#: by one. Each value is fitted (:func:`interconnect.parallel.validation.fit_sustained_fraction`,
+#: rounded to 3 digits) on the one published run of its generation whose bottom-up step is the
+#: most nearly pure compute (:data:`interconnect.parallel.validation.SUSTAINED_FIT_ROWS`:
+#: Narayanan et al. 2021's 1.7B on A100, NeMo 24.07's Llama 2 7B on 8 H100, Megatron-Bridge
+#: 25.09's Llama 3 8B on 8 B200); every other row is held out. A GPU of no generation here
+#: (V100, the AMD parts) keeps 1.
+SUSTAINED_FRACTION = {"ampere": 0.917, "hopper": 0.780, "blackwell": 0.739}
+
+
+def generation_of(gpu):
+    """The GPU generation of :data:`SUSTAINED_FRACTION` a GPU belongs to, or None.
+
+    Examples
+    --------
+    >>> generation_of("H200"), generation_of("GB200"), generation_of("MI300X")
+    ('hopper', 'blackwell', None)
+    """
+    return _NCCL_ARCH.get(getattr(gpu, "name", gpu))
 
 
 def nccl_machine_of(m):
@@ -176,7 +206,8 @@ class Machine:
 
         Its collectives are priced by NCCL's model (``Cluster.nccl``, :func:`nccl_machine_of`);
         overriding ``comm_efficiency`` prices them at that fraction of the link peak instead
-        (``nccl=None``), as does ``nccl=None``.
+        (``nccl=None``), as does ``nccl=None``. Its ``sustained_fraction`` is the generation's
+        fitted :data:`SUSTAINED_FRACTION`; ``sustained_fraction=1.0`` gives the pure bottom-up model.
         """
         from ..devices import get_gpu
 
@@ -186,12 +217,14 @@ class Machine:
         base = Cluster.from_links(g, self.nvlink, self.nic, gpus_per_node=self.gpus_per_domain, **kw)
         fp8 = getattr(g, "peak_flops_fp8", None)
         extra = dict(peak_flops_fp8=fp8, attention_efficiency=attention_efficiency_of(self.gpu), gemm_gpu=self.gpu,
-                     nccl=None if "comm_efficiency" in overrides else nccl_machine_of(self))
+                     nccl=None if "comm_efficiency" in overrides else nccl_machine_of(self),
+                     sustained_fraction=SUSTAINED_FRACTION.get(generation_of(self.gpu), 1.0))
         extra.update({k: v for k, v in overrides.items() if k in extra})
         unknown = set(overrides) - {"gemm_efficiency", "comm_efficiency"} - set(extra)
         if unknown:
             raise ValueError(f"overrides={sorted(unknown)} are not allowed; allowed: gemm_efficiency, "
-                             "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu, nccl")
+                             "comm_efficiency, peak_flops_fp8, attention_efficiency, gemm_gpu, nccl, "
+                             "sustained_fraction")
         if extra["nccl"] is not None:
             extra["nccl_links"] = (base.intra_bandwidth, base.inter_bandwidth, base.comm_efficiency)
         return replace(base, **extra)
@@ -238,8 +271,9 @@ def machine(name, **overrides):
         One of :func:`machine_names`.
     **overrides
         ``gemm_efficiency``, ``comm_efficiency``, ``peak_flops_fp8``,
-        ``attention_efficiency``, ``gemm_gpu`` or ``nccl`` to replace the preset's (a
-        ``comm_efficiency`` override prices the collectives at that constant, without NCCL's model).
+        ``attention_efficiency``, ``gemm_gpu``, ``nccl`` or ``sustained_fraction`` to replace the
+        preset's (a ``comm_efficiency`` override prices the collectives at that constant, without
+        NCCL's model; ``sustained_fraction=1.0`` drops the generation's fitted constant).
 
     Returns
     -------
@@ -278,6 +312,13 @@ class SoftwareStack:
         4 where gradients are reduced in FP32.
     source : str
         The flags and documents behind each switch.
+    ddp_bucket : (float, float) or None
+        ``(floor, per_rank)``: the stack's default gradient bucket, ``max(floor, per_rank * dp)``
+        parameters of ``grad_bytes`` each (Megatron-Core's ``DistributedDataParallelConfig.bucket_size``
+        default, ``max(40000000, 1000000 * dp_size)`` parameters, "larger DP sizes need larger buckets
+        to ensure collectives do not become latency-bound"; ``megatron/core/distributed/
+        distributed_data_parallel.py`` at Megatron-LM commit f2e5db40, the README table's). None:
+        :class:`~interconnect.parallel.Layout`'s 25 MB (PyTorch DDP's ``bucket_cap_mb``).
     """
 
     key: str
@@ -291,6 +332,7 @@ class SoftwareStack:
     recompute: str
     grad_bytes: float
     source: str
+    ddp_bucket: tuple | None = None
 
     def layout(self, dp, tp, pp, **kw):
         """A :class:`Layout` with this stack's switches; ``kw`` sets the rest or overrides.
@@ -300,12 +342,17 @@ class SoftwareStack:
         >>> lay = stack("megatron-core-2024").layout(dp=64, tp=8, pp=16, chunks=8)
         >>> lay.flash_attention, lay.tp_overlap, lay.param_gather_overlap, lay.zero_stage
         (True, 1.0, True, 1)
+        >>> lay.bucket_bytes / 1e6     # Megatron-Core's default bucket: max(40M, 1M x 64) FP32 gradients
+        256.0
         """
         base = dict(flash_attention=self.flash_attention, sequence_parallel=self.sequence_parallel,
                     tp_overlap=self.tp_overlap, dp_overlap=self.dp_overlap,
                     param_gather_overlap=self.param_gather_overlap, zero_stage=self.zero_stage,
                     recompute=self.recompute, grad_bytes=self.grad_bytes)
         base.update(kw)
+        if self.ddp_bucket is not None and "bucket_bytes" not in kw:
+            floor, per_rank = self.ddp_bucket
+            base["bucket_bytes"] = base["grad_bytes"] * max(floor, per_rank * dp)
         return Layout(dp=dp, tp=tp, pp=pp, **base)
 
 
@@ -319,7 +366,9 @@ STACKS = {s.key: s for s in (
                   "Megatron-Core with Transformer Engine, as NVIDIA's recipes run it: --use-flash-attn (TE fused "
                   "attention), --sequence-parallel, --tp-comm-overlap, --overlap-grad-reduce, "
                   "--overlap-param-gather, --use-distributed-optimizer (ZeRO-1), no recomputation; --bf16 sets "
-                  "accumulate_allreduce_grads_in_fp32 (gradients reduced in FP32)"),
+                  "accumulate_allreduce_grads_in_fp32 (gradients reduced in FP32); gradient buckets of "
+                  "max(40M, 1M x dp) parameters (DistributedDataParallelConfig.bucket_size's default)",
+                  ddp_bucket=(40e6, 1e6)),
     SoftwareStack("deepspeed-megatron-2022", "Megatron-DeepSpeed (2022)", False, False, 0.0, 1.0, False, 1,
                   "full", 4.0,
                   "Megatron-DeepSpeed as BLOOM was trained (Le Scao et al. 2022, sec. 3.4): ZeRO stage 1, "

@@ -19,7 +19,8 @@ from .step_time import step_time
 from .transformer import ModelConfig
 
 __all__ = ["ValidationRow", "VALIDATION_ROWS", "validation_layout", "predict_row", "calibrate", "validation_table",
-           "validation_rows_2024", "bottom_up_table", "short_source", "throughput_error_pct"]
+           "validation_rows_2024", "bottom_up_table", "short_source", "throughput_error_pct", "SUSTAINED_FIT_ROWS",
+           "fit_row", "fit_sustained_fraction", "bottom_up_summary"]
 
 _SHORT_SOURCES = (("Korthikanti", "Korthikanti et al. 2022, T5"), ("Narayanan", "Narayanan et al. 2021, T1"),
                   ("Megatron-LM README", "Megatron-LM README (r0.8.0)"), ("NeMo 24.07", "NeMo 24.07"),
@@ -42,8 +43,8 @@ def short_source(source):
 
 def throughput_error_pct(row_result):
     """A :func:`validation_table` row's error in work per second, per cent: ``predicted /
-    measured - 1`` for TFLOP/s, ``measured / predicted - 1`` for seconds per iteration, so a
-    positive error always means the model runs faster than the measurement.
+    measured - 1`` for TFLOP/s and tokens/s, ``measured / predicted - 1`` for seconds per
+    iteration, so a positive error always means the model runs faster than the measurement.
 
     Examples
     --------
@@ -69,9 +70,12 @@ class ValidationRow:
         Configuration label.
     model : ModelConfig
     layout : Layout
-    quantity : {"iteration_s", "tflops_per_gpu", "model_tflops_per_gpu"}
-        What the source printed: seconds per iteration, hardware TFLOP/s per GPU, or model
-        TFLOP/s per GPU (no recomputation counted; Megatron-Core's and NeMo's logs).
+    quantity : {"iteration_s", "tflops_per_gpu", "model_tflops_per_gpu", "tokens_per_s_per_gpu"}
+        What the source printed: seconds per iteration, hardware TFLOP/s per GPU, model
+        TFLOP/s per GPU (no recomputation counted; Megatron-Core's and NeMo's logs, with the
+        full ``s x s`` attention of :meth:`ModelConfig.model_flops`), or tokens per second per GPU
+        (where the source's model FLOPs are counted otherwise, e.g. Megatron-Bridge's causal half of
+        the attention: the tokens are the same in every count).
     measured : float
     machine : str, optional
         A preset of :func:`interconnect.parallel.machines.machine` the row ran on; None for the
@@ -146,18 +150,24 @@ def validation_layout(row):
     return row.layout
 
 
-def predict_row(row, cluster=None):
+def predict_row(row, cluster=None, fitted=True):
     """The model's prediction of ``row.quantity`` for a :class:`ValidationRow` on ``cluster``
-    (default: the row's own ``machine`` preset)."""
+    (default: the row's own ``machine`` preset); ``fitted=False`` sets the cluster's
+    ``sustained_fraction`` to 1 (the pure bottom-up model)."""
     if cluster is None:
         if row.machine is None:
             raise ValueError(f"cluster=None for row {row.name!r}, which names no machine; pass a Cluster")
         from .machines import machine
 
         cluster = machine(row.machine)
+    if not fitted:
+        from dataclasses import replace
+
+        cluster = replace(cluster, sustained_fraction=1.0)
     st = step_time(row.model, row.layout, cluster)
+    tokens = row.model.global_batch * row.model.seq_len / (row.layout.n_gpus * st.total)
     return {"iteration_s": st.total, "tflops_per_gpu": st.tflops_per_gpu,
-            "model_tflops_per_gpu": st.model_tflops_per_gpu}[row.quantity]
+            "model_tflops_per_gpu": st.model_tflops_per_gpu, "tokens_per_s_per_gpu": tokens}[row.quantity]
 
 
 def _log_errors(rows, g, c):
@@ -195,7 +205,7 @@ def calibrate(rows=None):
             "rms_log_error": float(np.sqrt(np.mean(e**2))), "max_abs_error": float(np.max(np.abs(np.expm1(e))))}
 
 
-def validation_table(cluster=None, rows=None):
+def validation_table(cluster=None, rows=None, fitted=True):
     """Rows of (source, name, quantity, measured, predicted, error %) for the validation set.
 
     Rows that name a ``machine`` run on that preset; the others on ``cluster`` (default the
@@ -204,7 +214,7 @@ def validation_table(cluster=None, rows=None):
     rows = VALIDATION_ROWS if rows is None else rows
     out = []
     for r in rows:
-        pred = predict_row(r, None if r.machine is not None else cluster)
+        pred = predict_row(r, None if r.machine is not None else cluster, fitted)
         out.append({"source": r.source, "name": r.name, "quantity": r.quantity, "measured": r.measured,
                     "predicted": pred, "error_pct": 100.0 * (pred / r.measured - 1.0)})
     return out
@@ -237,7 +247,15 @@ def _megatron_core_readme_rows():
 def _nemo_rows():
     # NVIDIA NeMo performance summary, NeMo 24.07, DGX-H100, FP8 (docs/source/performance/
     # performance_summary.md, commit 8e3d65dc, 2024): GPT3-175B on 128 GPUs, TP4 PP8 VP6, GBS 256,
-    # MBS 1, s = 2048: 771 model TFLOP/s per GPU.
+    # MBS 1, s = 2048: 771 model TFLOP/s per GPU. NeMo 24.07 counts the full s x s attention, as
+    # ModelConfig.model_flops does (its tokens/s and TFLOP/s columns agree with it within 0.1 %).
+    # Megatron-Bridge 25.09 (docs/performance-summary.md; the 25.11 table labels the same runs
+    # FP8-CS, per-tensor current scaling) counts the attention core causally, half of s x s
+    # (src/megatron/bridge/training/utils/flop_utils.py, "(seq_length / hidden_size / 2)", at
+    # v0.1.0rc4, commit 6725f704): its model TFLOP/s are 0.889 x this library's count for Llama 3 8B
+    # at s = 8,192, so those rows are compared in the tokens/s per GPU the table also prints. Its
+    # performance recipes reduce gradients in BF16 (scripts/performance/configs/llama3/*.yaml,
+    # "grad_reduce_in_fp32: false").
     from dataclasses import replace as _replace
 
     from ..catalog import models
@@ -247,24 +265,27 @@ def _nemo_rows():
     nemo24 = "NVIDIA NeMo 24.07 performance summary (DGX-H100, FP8)"
     nemo25 = "NVIDIA Megatron-Bridge performance summary, NeMo 25.09 (FP8)"
     recipe = "recomputation off and every overlap on (the recipe's defaults, not printed in the table)"
-    # (source, label, model key, s, GBS, MBS, TP, PP, VP, GPUs, machine, model TFLOP/s per GPU)
-    cfg = [(nemo24, "GPT-3 175B", "gpt3-175b", 2048, 256, 1, 4, 8, 6, 128, "dgx-h100", 771.0),
-           (nemo24, "Llama 2 7B", "llama2-7b", 4096, 128, 1, 1, 1, 1, 8, "dgx-h100", 780.0),
-           (nemo24, "Llama 2 13B", "llama2-13b", 4096, 128, 1, 1, 4, 10, 16, "dgx-h100", 760.0),
-           (nemo24, "Llama 2 70B", "llama2-70b", 4096, 128, 1, 4, 4, 20, 64, "dgx-h100", 768.0),
-           (nemo25, "Llama 3 70B", "llama3-70b", 8192, 128, 1, 4, 8, 5, 64, "dgx-h100", 727.0),
-           (nemo25, "Llama 3 8B", "llama3-8b", 8192, 128, 2, 1, 1, 1, 8, "dgx-b200", 1544.0),
-           (nemo25, "Llama 3 8B", "llama3-8b", 8192, 128, 2, 1, 1, 1, 8, "gb200-nvl72", 1614.0)]
+    recipe25 = recipe + "; FP8 per-tensor current scaling; gradients reduced in BF16 (the recipe's yaml)"
+    # (source, label, model key, s, GBS, MBS, TP, PP, VP, GPUs, machine, quantity, measured)
+    tok, tf = "tokens_per_s_per_gpu", "model_tflops_per_gpu"
+    cfg = [(nemo24, "GPT-3 175B", "gpt3-175b", 2048, 256, 1, 4, 8, 6, 128, "dgx-h100", tf, 771.0),
+           (nemo24, "Llama 2 7B", "llama2-7b", 4096, 128, 1, 1, 1, 1, 8, "dgx-h100", tf, 780.0),
+           (nemo24, "Llama 2 13B", "llama2-13b", 4096, 128, 1, 1, 4, 10, 16, "dgx-h100", tf, 760.0),
+           (nemo24, "Llama 2 70B", "llama2-70b", 4096, 128, 1, 4, 4, 20, 64, "dgx-h100", tf, 768.0),
+           (nemo25, "Llama 3 70B", "llama3-70b", 8192, 128, 1, 4, 8, 5, 64, "dgx-h100", tok, 1619.0),
+           (nemo25, "Llama 3 8B", "llama3-8b", 8192, 128, 2, 1, 1, 1, 8, "dgx-b200", tok, 29994.0),
+           (nemo25, "Llama 3 8B", "llama3-8b", 8192, 128, 2, 1, 1, 1, 8, "gb200-nvl72", tok, 31357.0)]
     rows = []
-    for source, label, key, s, B, b, t, p, v, n, mach, tf in cfg:
+    for source, label, key, s, B, b, t, p, v, n, mach, quantity, measured in cfg:
         model = _replace(models.get(key), seq_len=s, global_batch=B)
-        lay = core.layout(dp=n // (t * p), tp=t, pp=p, chunks=v, microbatch=b, fp8=True)
+        extra = {"grad_bytes": 2.0} if source == nemo25 else {}
+        lay = core.layout(dp=n // (t * p), tp=t, pp=p, chunks=v, microbatch=b, fp8=True, **extra)
         rows.append(ValidationRow(source, f"{label} t={t} p={p} v={v} n={n} ({mach})", model, lay,
-                                  "model_tflops_per_gpu", tf, mach, recipe))
+                                  quantity, measured, mach, recipe25 if source == nemo25 else recipe))
     # Dubey et al. 2024 (Llama 3), Table 4: 405B, BF16, TP8 PP16, seq 8,192, 16M tokens per batch
     llama = models.get("llama3-405b")
     for n, dp, tf in ((8192, 64, 430.0), (16384, 128, 400.0)):
-        lay = core.layout(dp=dp, tp=8, pp=16, microbatch=1, uneven_stages=True, tp_overlap=0.0)
+        lay = core.layout(dp=dp, tp=8, pp=16, chunks=8, microbatch=1, uneven_stages=True, tp_overlap=0.0)
         rows.append(ValidationRow("Dubey et al. 2024 (Llama 3), Table 4", f"Llama 3 405B t=8 p=16 n={n}", llama, lay,
                                   "model_tflops_per_gpu", tf, "dgx-h100",
                                   "Meta's own stack: BF16, FSDP sharding optimizer states and gradients (ZeRO-2 "
@@ -291,23 +312,107 @@ def validation_rows_2024():
     return tuple(_megatron_core_readme_rows() + _nemo_rows())
 
 
-def bottom_up_table(rows=None):
+#: The one published run each GPU generation's :data:`~interconnect.parallel.machines.SUSTAINED_FRACTION`
+#: is fitted on, ``(source, name)`` of a row of :data:`VALIDATION_ROWS` or
+#: :func:`validation_rows_2024`: of the generation's rows, the one whose bottom-up step (fraction 1)
+#: is the most nearly pure compute, so that the fit measures the compute and not the
+#: communication model (``tests/test_step_2024.py`` checks that choice). Every other row is held out.
+SUSTAINED_FIT_ROWS = {
+    "ampere": ("Narayanan et al. 2021, Table 1", "1.7B t=1 p=1 n=32"),
+    "hopper": ("NVIDIA NeMo 24.07 performance summary (DGX-H100, FP8)", "Llama 2 7B t=1 p=1 v=1 n=8 (dgx-h100)"),
+    "blackwell": ("NVIDIA Megatron-Bridge performance summary, NeMo 25.09 (FP8)",
+                  "Llama 3 8B t=1 p=1 v=1 n=8 (dgx-b200)"),
+}
+
+
+def fit_row(generation):
+    """The :class:`ValidationRow` a generation's sustained fraction is fitted on
+    (:data:`SUSTAINED_FIT_ROWS`).
+
+    Examples
+    --------
+    >>> fit_row("hopper").machine
+    'dgx-h100'
+    """
+    from .._validate import lookup
+
+    source, name = lookup(generation, SUSTAINED_FIT_ROWS, "generation", "hopper",
+                          "allowed: " + ", ".join(SUSTAINED_FIT_ROWS))
+    (row,) = [r for r in VALIDATION_ROWS + validation_rows_2024() if (r.source, r.name) == (source, name)]
+    return row
+
+
+def fit_sustained_fraction(generation):
+    """Fit a GPU generation's ``sustained_fraction`` on its one row (:func:`fit_row`): the value in
+    (0.3, 1] at which the model's throughput equals the published one (Brent's method on
+    :func:`throughput_error_pct`, to 1e-9). :data:`~interconnect.parallel.machines.SUSTAINED_FRACTION`
+    stores it rounded to 3 digits.
+
+    Examples
+    --------
+    >>> round(fit_sustained_fraction("hopper"), 3)
+    0.78
+    """
+    from dataclasses import replace
+
+    from scipy.optimize import brentq
+
+    from .machines import machine
+
+    row = fit_row(generation)
+    base = machine(row.machine or "dgx-a100")
+
+    def err(f):
+        pred = predict_row(row, replace(base, sustained_fraction=f))
+        return throughput_error_pct({"quantity": row.quantity, "measured": row.measured, "predicted": pred})
+
+    return float(brentq(err, 0.3, 1.0, xtol=1e-9))
+
+
+def bottom_up_table(rows=None, fitted=True):
     """Every validation row priced bottom-up: the 2021-22 DGX A100 rows on
     :func:`~interconnect.parallel.machines.machine` ``("dgx-a100")`` (measured GEMM ceiling,
-    quantisation and nccl-tests bus bandwidth, nothing fitted) and the 2024-26 rows on their own
+    quantisation and nccl-tests bus bandwidth) and the 2024-26 rows on their own
     machine presets. On Hopper and Blackwell the GEMMs also lose the measured share of a short
     reduction (:func:`~interconnect.parallel.gemm.depth_factor`) and fused attention runs at
     FlashAttention-3's measured forward and backward rates
     (:func:`~interconnect.parallel.compute.attention_pass_rates`); every machine preset counts the
-    optimizer step (:func:`~interconnect.parallel.compute.optimizer_bytes`). No constant is fitted
-    to any row.
+    optimizer step (:func:`~interconnect.parallel.compute.optimizer_bytes`). One constant per GPU
+    generation is fitted, each on one named row (:data:`SUSTAINED_FIT_ROWS`;
+    :data:`~interconnect.parallel.machines.SUSTAINED_FRACTION`); ``fitted=False`` leaves it out
+    (the pure bottom-up model). No constant is fitted to any other row.
 
     Returns
     -------
     list of dict
-        As :func:`validation_table`.
+        As :func:`validation_table`, each with ``fitted``: True for the rows of
+        :data:`SUSTAINED_FIT_ROWS` (not held out).
     """
     from .machines import machine
 
     rows = VALIDATION_ROWS + validation_rows_2024() if rows is None else tuple(rows)
-    return validation_table(machine("dgx-a100"), rows)
+    fit = set(SUSTAINED_FIT_ROWS.values())
+    table = validation_table(machine("dgx-a100"), rows, fitted)
+    return [dict(t, fitted=fitted and (r.source, r.name) in fit) for r, t in zip(rows, table)]
+
+
+def bottom_up_summary(table=None):
+    """Mean absolute throughput error (per cent), rows within 10 % and the worst row of a
+    :func:`bottom_up_table`, over all rows and over the held-out rows (not ``fitted``).
+
+    Examples
+    --------
+    >>> s = bottom_up_summary()
+    >>> s["rows"], s["held_out"]["rows"]
+    (36, 33)
+    """
+    table = bottom_up_table() if table is None else table
+
+    def summary(ts):
+        e = np.abs([throughput_error_pct(t) for t in ts])
+        return {"rows": len(e), "mean_abs_pct": float(e.mean()), "within_10": int(np.sum(e <= 10.0)),
+                "worst_pct": float(e.max())}
+
+    out = summary(table)
+    out["held_out"] = summary([t for t in table if not t.get("fitted")])
+    return out
