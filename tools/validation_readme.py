@@ -48,8 +48,8 @@ def table_markdown():
     pure = bottom_up_summary(bottom_up_table(rows, fitted=False))
     summary = (f"{s['rows']} rows: mean absolute throughput error {s['mean_abs_pct']:.1f} %, {s['within_10']} within "
                f"10 %, worst {s['worst_pct']:.1f} %; the {h['rows']} held-out rows (all but the 3 marked fit): mean "
-               f"{h['mean_abs_pct']:.1f} %, {h['within_10']} within 10 %. Without the fitted constants (pure bottom-up): "
-               f"mean {pure['mean_abs_pct']:.1f} %, {pure['within_10']} within 10 %.")
+               f"{h['mean_abs_pct']:.1f} %, {h['within_10']} within 10 %. Without the fitted constants (pure "
+               f"bottom-up): mean {pure['mean_abs_pct']:.1f} %, {pure['within_10']} within 10 %.")
     return "\n".join(out), summary
 
 
