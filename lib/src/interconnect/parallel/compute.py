@@ -194,6 +194,10 @@ def compute_parts(model, layout, cluster):
     * ``logits``: the output layer, ``6 B s V h``, at ``gemm_efficiency`` (not recomputed);
     * ``elementwise``: :func:`elementwise_time`.
 
+    The linear GEMMs, the logits and the attention core are divided by the cluster's
+    ``sustained_fraction`` (1 unless set; the machine presets set their GPU generation's fitted
+    constant, :data:`interconnect.parallel.machines.SUSTAINED_FRACTION`).
+
     Linear GEMMs and logits run at the cluster's ``gemm_efficiency``, or, where the cluster
     names a ``gemm_gpu``, at the efficiency of their shapes
     (:func:`~interconnect.parallel.gemm.layer_gemm_efficiency`; with context parallelism

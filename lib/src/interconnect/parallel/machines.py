@@ -4,7 +4,8 @@ Two catalogs the step-time model (:func:`~interconnect.parallel.step_time`) is r
 
 * :func:`machine` builds a :class:`~interconnect.parallel.Cluster` for a named machine (DGX
   A100, DGX H100, DGX H200, DGX B200, a GB200 NVL72 rack) from the GPU and link catalogs.
-  Its efficiencies are **component measurements**, never fitted to a training run:
+  Its efficiencies are **component measurements**, and one constant per GPU generation is fitted
+  to one named training run (the last item):
 
   - GEMMs: the GPU's measured matmul ceiling times the tile and wave quantisation of each
     GEMM's shape (:mod:`interconnect.parallel.gemm`);
@@ -90,9 +91,8 @@ _NVLINKS = {"nvlink3": 12, "nvlink4": 18, "nvlink5": 18}
 #: GEMM ceiling, shape and depth losses of :mod:`~interconnect.parallel.gemm`, fused attention)
 #: that a whole training step keeps (``Cluster.sustained_fraction``). The measured rates come
 #: from short benchmarks of one kernel at a time (mamf-finder, FlashAttention-3's); a training
-#: step also runs under sustained power and clocks, with gaps between kernels, CPU launch
-#: overhead and SMs shared with overlapped communication, none of which the model prices one
-#: by one. Each value is fitted (:func:`interconnect.parallel.validation.fit_sustained_fraction`,
+#: step also has gaps between kernels, CPU launch overhead and SMs shared with overlapped
+#: communication, none of which the model prices one by one. Each value is fitted (:func:`interconnect.parallel.validation.fit_sustained_fraction`,
 #: rounded to 3 digits) on the one published run of its generation whose bottom-up step is the
 #: most nearly pure compute (:data:`interconnect.parallel.validation.SUSTAINED_FIT_ROWS`:
 #: Narayanan et al. 2021's 1.7B on A100, NeMo 24.07's Llama 2 7B on 8 H100, Megatron-Bridge

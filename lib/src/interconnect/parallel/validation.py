@@ -300,8 +300,9 @@ def _nemo_rows():
 @functools.cache
 def validation_rows_2024():
     """Published training runs of 2024-26 on H100-era machines (a tuple of :class:`ValidationRow`),
-    each priced on its ``machine`` preset with component-measured efficiencies (no fitted
-    constant). Built on first use, as the model catalog imports this package.
+    each priced on its ``machine`` preset with component-measured efficiencies (and its GPU
+    generation's one fitted constant, fitted on one named row: :data:`SUSTAINED_FIT_ROWS`). Built on
+    first use, as the model catalog imports this package.
 
     Examples
     --------
