@@ -282,7 +282,10 @@ def _nemo_rows():
         lay = core.layout(dp=n // (t * p), tp=t, pp=p, chunks=v, microbatch=b, fp8=True, **extra)
         rows.append(ValidationRow(source, f"{label} t={t} p={p} v={v} n={n} ({mach})", model, lay,
                                   quantity, measured, mach, recipe25 if source == nemo25 else recipe))
-    # Dubey et al. 2024 (Llama 3), Table 4: 405B, BF16, TP8 PP16, seq 8,192, 16M tokens per batch
+    # Dubey et al. 2024 (Llama 3), Table 4: 405B, BF16, TP8 PP16, seq 8,192, 16M tokens per batch. Sec.
+    # 3.3.2: an interleaved schedule; "the first model chunk on the first stage has only the embedding,
+    # and the last model chunk on the last stage has only output projection and loss calculation"
+    # after one layer is taken from each: one-layer chunks, v = (126 + 2) / 16 = 8.
     llama = models.get("llama3-405b")
     for n, dp, tf in ((8192, 64, 430.0), (16384, 128, 400.0)):
         lay = core.layout(dp=dp, tp=8, pp=16, chunks=8, microbatch=1, uneven_stages=True, tp_overlap=0.0)
@@ -291,9 +294,11 @@ def _nemo_rows():
                                   "Meta's own stack: BF16, FSDP sharding optimizer states and gradients (ZeRO-2 "
                                   "traffic = ZeRO-1's), FP32 gradient reduce-scatter, no recomputation, fused "
                                   "attention; "
-                                  "TP communication not overlapped; microbatch 1 and plain 1F1B (interleaving is used "
-                                  "but its depth is not stated); Grand Teton servers with 8 x 400 Gb/s RoCE NICs, "
-                                  "modelled as DGX H100"))
+                                  "TP communication not overlapped; microbatch 1; interleaved with v = 8 one-layer "
+                                  "chunks (not printed: sec. 3.3.2's first chunk holds only the embedding and its last "
+                                  "only the output layer, so 126 layers and those two fill 16 stages of 8); gradient "
+                                  "buckets as Megatron-Core's default (Meta's are not stated); Grand Teton servers "
+                                  "with 8 x 400 Gb/s RoCE NICs, modelled as DGX H100"))
     return rows
 
 
