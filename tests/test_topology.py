@@ -233,8 +233,24 @@ def test_pcie_tree_defaults_upi():
     g = T.pcie_tree(socket_links=2)
     assert g.edges["cpu0", "cpu1"]["bandwidth"] == pytest.approx(2 * 20.8 * GB)
     assert T.UPI_BANDWIDTH == pytest.approx(10.4e9 * 2)
-    d = T.pcie_tree().edges["cpu0", "cpu1"]         # default: one UPI link, a lower bound
+    d = T.pcie_tree(socket_links=1).edges["cpu0", "cpu1"]   # one UPI link, a lower bound
     assert (d["count"], d["bandwidth"], d["socket_link"]) == (1, T.UPI_BANDWIDTH, "")
+
+
+@pytest.mark.parametrize("gpu_link,name,count,per_link", [
+    ("pcie3x16", "upi-10.4", 3, 20.8),   # Skylake-SP: Intel ARK Platinum 8168, 3 UPI links
+    ("pcie4x16", "xgmi-rome", 3, 36.0),  # EPYC 7002 (DGX A100): AMD MI100 docs, 3 links in 2P
+    ("pcie5x16", "upi2-16", 4, 32.0),    # Sapphire Rapids (DGX/HGX H100): Intel ARK 8480+, 4 UPI 2.0
+    ("pcie6x16", "", 1, 20.8),           # no platform recorded: the one-link lower bound
+])
+def test_pcie_tree_default_socket_link_is_the_platform_of_its_pcie_generation(gpu_link, name, count, per_link):
+    e = T.pcie_tree(4, 1, 2, gpu_link=gpu_link, uplink=gpu_link).edges["cpu0", "cpu1"]
+    assert (e["count"], e["socket_link"]) == (count, name)
+    assert e["bandwidth"] == pytest.approx(count * per_link * GB, rel=1e-12)
+    assert T.DEFAULT_SOCKET_LINK.get(gpu_link[:5], "") == name
+    # naming only a count or a bandwidth keeps the UPI 10.4 GT/s link of the earlier chapters
+    e = T.pcie_tree(4, 1, 2, gpu_link=gpu_link, uplink=gpu_link, socket_links=2).edges["cpu0", "cpu1"]
+    assert (e["count"], e["bandwidth"], e["socket_link"]) == (2, 2 * T.UPI_BANDWIDTH, "")
 
 
 @pytest.mark.parametrize("name,gts,links,per_link", [
@@ -242,6 +258,7 @@ def test_pcie_tree_defaults_upi():
     ("upi-10.4", 10.4, 3, 20.8),   # Intel ARK Platinum 8168: 3 UPI links
     ("upi2-16", 16.0, 4, 32.0),    # Intel ARK Platinum 8480+: 4 UPI 2.0 links at 16 GT/s
     ("xgmi-rome", 18.0, 3, 36.0),  # AMD ROCm MI100 docs: 2P EPYC, 3 links, 18 GT/s, x16, 2 B/transfer
+    ("xgmi-genoa", 32.0, 4, 64.0),  # Lenovo Press LP1852: EPYC 9004, up to 4 xGMI links at 32 Gb/s, x16
 ])
 def test_socket_links_real_counts(name, gts, links, per_link):
     from interconnect.catalog.socket_links import get_socket_link

@@ -212,3 +212,32 @@ def test_staged_copy_check_against_hgx_h100():
     assert seq.bandwidth < meas < piped.bandwidth
     with pytest.raises(ValueError, match="nbytes"):
         staged_copy_check(0)
+
+
+def test_staged_copy_same_and_cross_socket_as_measured():
+    """nccl #1264 measures the same staged copy within one socket (GPU0 -> GPU1, 37.19 GB/s) and
+    across the sockets (GPU0 -> GPU4, 37.06 GB/s): the socket link does not bind. With
+    Sapphire Rapids' four UPI 2.0 links (4 x 32 = 128 GB/s, above one PCIe 5.0 x16 leg) the
+    model agrees, sequential or pipelined; with one UPI 10.4 GT/s link it would put the
+    cross-socket copy at 0.49 (sequential) or 0.33 (pipelined) of the same-socket one."""
+    from interconnect.catalog import measurements
+    from interconnect.pcie_servers import hgx_h100_host
+
+    cross = measurements.get("h100-p2p-disabled-uni-cross-socket").value
+    same = measurements.get("h100-p2p-disabled-uni-same-socket").value
+    assert cross / same == pytest.approx(37.06 / 37.19)
+    mem = X.HOST_MEMORY_BANDWIDTH_DDR5
+    pcie5, upi = get_link("pcie5x16").bandwidth, 20.8 * GB
+
+    def ratio(g, chunks):
+        bw = [X.host_staged_copy(g, "gpu0", dst, 1e12, host_memory_bandwidth=mem, chunks=chunks).bandwidth
+              for dst in ("gpu4", "gpu1")]
+        return bw[0] / bw[1]
+
+    real, one = hgx_h100_host(), hgx_h100_host(socket_link="upi-10.4", socket_links=1)
+    assert real.edges["cpu0", "cpu1"]["count"] == 4 and T.gpus(real)[:5] == ["gpu0", "gpu1", "gpu2", "gpu3", "gpu4"]
+    for chunks in (1, None):
+        assert ratio(real, chunks) == pytest.approx(1.0, rel=1e-6)
+        assert abs(ratio(real, chunks) - cross / same) < 0.005
+    assert ratio(one, 1) == pytest.approx((1 / (1 / pcie5 + 1 / upi)) / (pcie5 / 2), rel=1e-6)   # 0.49
+    assert ratio(one, None) == pytest.approx(upi / pcie5, rel=1e-6)                              # 0.33

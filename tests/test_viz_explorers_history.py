@@ -289,9 +289,19 @@ def test_nvlink_explorer_note_shows_the_models_time():
     note = _texts(ex.update(machine=name, nbytes=2.0 ** 30))[0]
     t = ms[name].allreduce_time(2.0 ** 30)               # 1 GiB is one of the computed sizes
     b = C.bus_bandwidth("allreduce", 2.0 ** 30 / t, 8)
-    assert note == (f"{name}\nAllReduce of 1 GiB on 8 GPUs: {fmt_time(t)}\n"
-                    f"busbw {fmt_bandwidth(b)} = {100 * b / (450 * GB):.0f} % of {fmt_bandwidth(450 * GB)} per GPU")
+    ta = C.nccl_time("allreduce", 2.0 ** 30, 8, machine="dgx-h100", algorithm="ring")  # NCCL's achieved ring
+    ba = C.bus_bandwidth("allreduce", 2.0 ** 30 / ta, 8)
+    assert note == (f"{name}\nAllReduce of 1 GiB on 8 GPUs (peak model): {fmt_time(t)}\n"
+                    f"busbw {fmt_bandwidth(b)} = {100 * b / (450 * GB):.0f} % of {fmt_bandwidth(450 * GB)} per GPU\n"
+                    f"NCCL achieved: {fmt_time(ta)}, busbw {fmt_bandwidth(ba)}")
     assert "for seven NVLink machines" in ex._alt(ex.defaults)
+    # a machine without a checked NCCL preset says so; NVLink SHARP is NCCL's NVLS
+    assert _texts(ex.update(machine="DGX-2 (16 V100, NVSwitch)", nbytes=2.0 ** 30))[0].endswith(
+        "NCCL achieved: no checked model for this machine")
+    sharp = ms["DGX H100 (8 H100, NVLink SHARP)"]
+    assert sharp.nccl_allreduce_time(2.0 ** 30) == C.nccl_time("allreduce", 2.0 ** 30, 8, machine="dgx-h100",
+                                                               algorithm="nvls")
+    assert ms["DGX-2 (16 V100, NVSwitch)"].nccl_allreduce_time(2.0 ** 30) is None
 
 
 # -- NVLink: one NVL72 rack or nine servers --------------------------------------------

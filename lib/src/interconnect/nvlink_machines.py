@@ -5,7 +5,12 @@ AllReduce on it: the DGX-1 meshes simulated with four rings
 (:func:`interconnect.netsim.simulate_rings`), the NVSwitch machines simulated as logical
 crossbars (:func:`interconnect.netsim.simulate_collective`), NVLink SHARP in closed form
 (:func:`interconnect.collectives.in_network_time`) and a 576-GPU domain as a closed-form
-ring (:func:`interconnect.collectives.collective_time`). (A small module beside
+ring (:func:`interconnect.collectives.collective_time`). These are peak models: every link
+at its per-direction peak, no protocol or synchronisation cost. The machines that NCCL's
+achieved model covers and that published nccl-tests figures check (DGX A100, DGX H100 with
+ring and with NVLink SHARP) also carry that model
+(:meth:`NVLinkMachine.nccl_allreduce_time`, :func:`interconnect.collectives.nccl_time`),
+so a chapter can show peak and achieved side by side. (A small module beside
 :mod:`interconnect.topology` and :mod:`interconnect.collectives` while those are being
 restructured; it can fold into them afterwards.)
 """
@@ -80,6 +85,10 @@ class NVLinkMachine:
         The topology, for the simulated models.
     rings : tuple of tuple of str or None
         Ring orders, for ``"sim-rings"``.
+    nccl : tuple or None
+        ``(machine, algorithm)`` of NCCL's achieved model
+        (:data:`interconnect.collectives.NCCL_MACHINES` key; ``None`` lets NCCL choose), or
+        ``None`` where no NCCL machine preset with a published nccl-tests check exists.
     """
 
     name: str
@@ -88,6 +97,7 @@ class NVLinkMachine:
     gpus: int
     graph: nx.Graph | None = None
     rings: tuple | None = None
+    nccl: tuple | None = None
 
     def allreduce_time(self, nbytes):
         """Seconds for one AllReduce of ``nbytes`` (per GPU) on this machine."""
@@ -98,6 +108,14 @@ class NVLinkMachine:
         if self.model == "sharp":
             return C.in_network_time("allreduce", nbytes, self.gpus, self.link.bandwidth, self.link.latency)
         return C.collective_time("allreduce", nbytes, self.gpus, self.link.bandwidth, self.link.latency, "ring")
+
+    def nccl_allreduce_time(self, nbytes):
+        """Seconds for one AllReduce of ``nbytes`` as NCCL achieves it
+        (:func:`interconnect.collectives.nccl_time`), or ``None`` where :attr:`nccl` is ``None``."""
+        if self.nccl is None:
+            return None
+        machine, algorithm = self.nccl
+        return C.nccl_time("allreduce", nbytes, self.gpus, machine=machine, algorithm=algorithm)
 
 
 def nvlink_machines():
@@ -111,6 +129,10 @@ def nvlink_machines():
     * GB200 NVL72, a 72-GPU NVLink 5 crossbar (``switches=18`` only labels it), simulated;
     * a 576-GPU NVLink domain, closed-form ring (the second switch level is not modelled).
 
+    The DGX A100 (NCCL's own choice), DGX H100 ring (``algorithm="ring"``) and DGX H100 NVLink
+    SHARP (``"nvls"``) also carry NCCL's achieved model (:attr:`NVLinkMachine.nccl`); the
+    others have no NCCL preset checked against a published measurement.
+
     Returns
     -------
     dict
@@ -120,9 +142,11 @@ def nvlink_machines():
         NVLinkMachine("DGX-1 (8 P100, mesh)", "sim-rings", nv[1], 8, dgx1_p100_mesh(), DGX1_P100_RINGS),
         NVLinkMachine("DGX-1 (8 V100, mesh)", "sim-rings", nv[2], 8, T.dgx1_hybrid_cube_mesh(), DGX1_V100_RINGS),
         NVLinkMachine("DGX-2 (16 V100, NVSwitch)", "sim", nv[2], 16, T.nvswitch(16, "nvlink2")),
-        NVLinkMachine("DGX A100 (8 A100, NVSwitch)", "sim", nv[3], 8, T.nvswitch(8, "nvlink3")),
-        NVLinkMachine("DGX H100 (8 H100, ring)", "sim", nv[4], 8, T.nvswitch(8, "nvlink4")),
-        NVLinkMachine("DGX H100 (8 H100, NVLink SHARP)", "sharp", nv[4], 8),
+        NVLinkMachine("DGX A100 (8 A100, NVSwitch)", "sim", nv[3], 8, T.nvswitch(8, "nvlink3"),
+                      nccl=("dgx-a100", None)),
+        NVLinkMachine("DGX H100 (8 H100, ring)", "sim", nv[4], 8, T.nvswitch(8, "nvlink4"),
+                      nccl=("dgx-h100", "ring")),
+        NVLinkMachine("DGX H100 (8 H100, NVLink SHARP)", "sharp", nv[4], 8, nccl=("dgx-h100", "nvls")),
         NVLinkMachine("GB200 NVL72 (72 GPUs)", "sim", nv[5], 72, T.nvswitch(72, link="nvlink5", switches=18)),
         NVLinkMachine("NVLink domain of 576 (ring)", "closed", nv[5], 576),
     ]

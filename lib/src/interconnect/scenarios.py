@@ -90,8 +90,11 @@ def data_parallel():
     models = {key: replace(_models.get(name), global_batch=64, name=key)
               for key, name in (("1.3B", "gpt3-1.3b"), ("6.7B", "gpt3-6.7b"), ("13B", "gpt3-13b"))}
     grad = 2 * models["6.7B"].params
+    # one UPI 10.4 GT/s link between the sockets, pinned: the chapter's numbers were computed
+    # with it. pcie_tree's default for PCIe 4.0 is now AMD EPYC 7002's three Infinity Fabric
+    # links (topology.DEFAULT_SOCKET_LINK), under which this ring reaches the PCIe 4.0 x16 rate
     box = topology.pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2,
-                             gpu_link="pcie4x16", uplink="pcie4x16")
+                             gpu_link="pcie4x16", uplink="pcie4x16", socket_links=1)
     nvs = topology.nvswitch(8, link="nvlink3")
     machines = {
         "PCIe 4.0 tree": Cluster.from_links("A100", effective_bandwidth(box, "allreduce", grad), "ib-hdr",

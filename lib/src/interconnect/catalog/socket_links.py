@@ -27,7 +27,7 @@ Intel ARK (``intel_ark_xeon`` in the book's references): Xeon E5-2698 v4 (2 QPI 
 9.6 GT/s), Xeon Platinum 8168 (3 UPI links), Xeon Platinum 8480+ (4 UPI links, 16 GT/s).
 AMD, ROCm documentation, "AMD Instinct MI100 microarchitecture" (2P EPYC: three Infinity
 Fabric links, up to 18 GT/s) and "AMD Instinct MI250 microarchitecture" (16-wide link, two
-bytes per transaction).
+bytes per transaction). Lenovo Press LP1852 (EPYC 9004: up to four xGMI links at 32 Gb/s).
 """
 
 from __future__ import annotations
@@ -118,6 +118,14 @@ _LINKS = (
                "link, two bytes per transaction)",
                "36 GB/s per direction per link (16 lanes x 18 GT/s / 8). AMD's 2P platforms may run "
                "four links instead and give up PCIe lanes; three is the count AMD documents."),
+    SocketLink("xgmi-genoa", "AMD Infinity Fabric (xGMI) 32 GT/s, x16", "AMD EPYC 9004 (Genoa)",
+               32e9, 16 * 32e9 / 8, 4, 2022,
+               "Lenovo Press LP1852, 'Configuring AMD xGMI Links on the Lenovo ThinkSystem SR665 V3 "
+               "Server' (2023): 'AMD EPYC 9004 Series Processors support up to four xGMI links with "
+               "speeds up to 32Gbps'; the SR665 V3 runs four or, with one link turned into PCIe 5.0 "
+               "lanes, three; link width and bytes per transfer as for 'xgmi-rome'",
+               "64 GB/s per direction per link (16 lanes x 32 Gb/s / 8); four links, 256 GB/s, are the "
+               "platform's maximum, three (192 GB/s) a common build."),
 )
 SOCKET_LINKS = {link.name: link for link in _LINKS}
 
@@ -128,7 +136,7 @@ def get_socket_link(name):
     Parameters
     ----------
     name : str
-        ``"qpi-9.6"``, ``"upi-10.4"``, ``"upi2-16"`` or ``"xgmi-rome"``.
+        ``"qpi-9.6"``, ``"upi-10.4"``, ``"upi2-16"``, ``"xgmi-rome"`` or ``"xgmi-genoa"``.
 
     Returns
     -------

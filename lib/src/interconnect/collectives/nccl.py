@@ -48,8 +48,17 @@ those two mechanisms from ``src/enqueue.cc`` and ``src/device/all_reduce.h``, wi
 constants and nothing fitted; :func:`nccl_validation` gives the error of every published
 point (all within 5 %). Against the whole published 8 x H200 sweep (20 sizes, 32 KiB to
 16 GiB, NCCL 2.30.7, of which :data:`VALIDATION` holds 8) it is within 10 % everywhere
-except at 2 MiB (-17 %), where each NVLS channel runs a single loop and the fill of two
-whole loop times overstates a pipeline that overlaps within the loop too.
+except at 2 MiB (-17 %), where each NVLS channel runs a single loop. The kernel
+(``RunWorkColl<AllReduce, NVLS, Simple>`` in ``src/device/all_reduce.h``) hands whole loops
+between its stages: the scatter warps copy all ``nHeads`` chunks of a loop and post them
+together (``ScatterGatherOp`` posts once, after the loop over peers), each rank reduces one
+chunk, and the gather waits for every head. There is no overlap inside a loop to model, and
+the measured sweep does not follow a three-stage pipeline of equal stages either: above the
+latency the single loop at 2 MiB takes 1.96 loop times, not 3, while each further loop of 16
+or 32 KiB chunks costs 1.2-1.6 loop times (2 to 4 MiB, 8 to 32 MiB) and of 64 KiB chunks
+1.0 (64 MiB to 512 MiB): about 4 us per small-chunk loop beyond its bytes, hidden at 64
+KiB, a per-step cost that the source does not quantify (the kernel's cross-rank polling and
+fences). Charging it would need a fitted constant, so the 2 MiB point is left as the one miss.
 
 Examples
 --------

@@ -264,9 +264,12 @@ def effective_bandwidth(g, op, nbytes, ranks=None, **kw):
     >>> from interconnect import topology
     >>> round(effective_bandwidth(topology.nvswitch(8, link="nvlink3"), "allreduce", 13.4e9) / 1e9)
     300
-    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16")
-    >>> round(effective_bandwidth(box, "allreduce", 13.4e9) / 1e9, 1)    # the socket link binds
+    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16", socket_links=1)
+    >>> round(effective_bandwidth(box, "allreduce", 13.4e9) / 1e9, 1)    # one UPI link binds
     20.8
+    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16")   # EPYC 7002: 3 links
+    >>> round(effective_bandwidth(box, "allreduce", 13.4e9) / 1e9, 1)    # the PCIe 4.0 x16 links bind
+    31.5
     """
     return simulate_collective(g, op, nbytes, ranks=ranks, **kw).busbw
 

@@ -422,9 +422,12 @@ def effective_bandwidth(g, nbytes, ranks=None, op="allreduce", **kw):
     Examples
     --------
     >>> from interconnect import topology
-    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16")
-    >>> round(effective_bandwidth(box, 13.4e9) / 1e9, 1)    # the socket link binds
+    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16", socket_links=1)
+    >>> round(effective_bandwidth(box, 13.4e9) / 1e9, 1)    # one UPI link between the sockets binds
     20.8
+    >>> box = topology.pcie_tree(4, 1, 2, gpu_link="pcie4x16", uplink="pcie4x16")   # EPYC 7002's 3 links
+    >>> round(effective_bandwidth(box, 13.4e9) / 1e9, 1)    # now the PCIe 4.0 x16 links bind
+    31.5
     """
     from ..netsim import effective_bandwidth as _effective_bandwidth
 

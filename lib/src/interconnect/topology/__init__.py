@@ -62,6 +62,7 @@ from __future__ import annotations
 
 from .bisection import bisection_bandwidth
 from .build import (
+    DEFAULT_SOCKET_LINK,
     DGX1_NVLINKS,
     KINDS,
     NETWORK_KINDS,
@@ -108,7 +109,7 @@ from .topo_matrix import TOPO_LEGEND, TopoMatrix, topo_matrix
 from .topo_matrix import _pcie_class as _pcie_class  # used by interconnect.transfer
 
 __all__ = [
-    "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY",
+    "KINDS", "NETWORK_KINDS", "UPI_BANDWIDTH", "QPI_BANDWIDTH", "SOCKET_LINK_LATENCY", "DEFAULT_SOCKET_LINK",
     "DGX1_NVLINKS", "NVSWITCHES_PER_BOARD", "TOPO_LEGEND", "NVL72_GPUS", "NVL72_SWITCH_CHIPS",
     "ring", "pcie_tree", "dgx1_hybrid_cube_mesh", "nvswitch", "torus", "fat_tree", "cluster", "cluster_paths",
     "superpod", "nvl72", "inventory",

@@ -46,6 +46,15 @@ QPI_BANDWIDTH = get_socket_link("qpi-9.6").bandwidth
 #: order-of-magnitude placeholder (a remote-socket access adds tens of ns to a load;
 #: a PCIe transaction crossing UPI adds more). Do not quote it.
 SOCKET_LINK_LATENCY = 0.1 * us
+#: The socket link :func:`pcie_tree` uses when none is named: the two-socket platform that
+#: shipped with the GPU link's PCIe generation, with its real number of links
+#: (:mod:`interconnect.catalog.socket_links`, each record cited): PCIe 3.0 with Skylake-SP
+#: (3 UPI links at 10.4 GT/s, Intel ARK Xeon Platinum 8168), PCIe 4.0 with AMD EPYC 7002
+#: (3 Infinity Fabric links at 18 GT/s, as in the DGX A100; AMD's MI100 documentation),
+#: PCIe 5.0 with Sapphire Rapids (4 UPI 2.0 links at 16 GT/s, as in the DGX/HGX H100;
+#: Intel ARK Xeon Platinum 8480+). Any other GPU link keeps one UPI 10.4 GT/s link, the
+#: minimal socket interconnect of a two-socket Xeon.
+DEFAULT_SOCKET_LINK = {"pcie3": "upi-10.4", "pcie4": "xgmi-rome", "pcie5": "upi2-16"}
 
 _QPI_SOURCE = ("Intel QuickPath/UltraPath per-link figures: 20 lanes, 64 data bits per "
                "80-bit flit, 2 bytes per transfer per direction (HP 'Intel QuickPath "
@@ -163,9 +172,13 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     each (one edge, ``count = socket_links``). Name a CPU's real links with ``socket_link``
     (a record of :mod:`interconnect.catalog.socket_links`): ``"qpi-9.6"`` (2 links, DGX-1),
     ``"upi-10.4"`` (3, Skylake-SP), ``"upi2-16"`` (4, Sapphire Rapids as in DGX/HGX H100),
-    ``"xgmi-rome"`` (3, AMD EPYC 7002). Without it the tree keeps the minimal socket
-    interconnect of the earlier chapters, one UPI 10.4 GT/s link (20.8 GB/s per direction):
-    a lower bound, narrower than any real two-socket Xeon.
+    ``"xgmi-rome"`` (3, AMD EPYC 7002). Without it (and without ``socket_links`` and
+    ``socket_link_bandwidth``) the tree takes the platform of its GPU link's PCIe generation,
+    :data:`DEFAULT_SOCKET_LINK`: PCIe 3.0 with Skylake-SP's three UPI links (3 x 20.8 GB/s),
+    PCIe 4.0 with EPYC 7002's three Infinity Fabric links (3 x 36 GB/s), PCIe 5.0 with
+    Sapphire Rapids' four UPI 2.0 links (4 x 32 GB/s); any other GPU link gets one UPI
+    10.4 GT/s link (20.8 GB/s per direction), a lower bound narrower than any real
+    two-socket Xeon. ``socket_links=1`` alone also gives that one link.
 
     Parameters
     ----------
@@ -181,7 +194,8 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
         15.75 GB/s per direction).
     socket_link_bandwidth : float, optional
         Per-direction bandwidth of one socket link, bytes/s; default the ``socket_link``
-        record's, else one Intel UPI link at 10.4 GT/s = 20.8 GB/s (:data:`UPI_BANDWIDTH`).
+        record's (named or the platform default), else one Intel UPI link at 10.4 GT/s =
+        20.8 GB/s (:data:`UPI_BANDWIDTH`).
     socket_link_latency : float
         One-way latency of the socket hop, s (default :data:`SOCKET_LINK_LATENCY`, a
         placeholder).
@@ -190,7 +204,8 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
         default the ``socket_link`` record's count, else 1.
     socket_link : str, optional
         A socket-link record (``interconnect.catalog.socket_links.get_socket_link``)
-        giving the bandwidth per link and the number of links.
+        giving the bandwidth per link and the number of links; default the GPU link's
+        platform (:data:`DEFAULT_SOCKET_LINK`), see above.
     switch_levels : int
         1 (switches directly under the root complex) or 2 (each socket's switches
         under one upper-level switch, ``"swtop<s>"``; GPUs on different lower
@@ -219,6 +234,8 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     >>> g = pcie_tree(4, 1, 2)
     >>> len(gpus(g)), path(g, "gpu0", "gpu4")
     (8, ['gpu0', 'sw0', 'cpu0', 'cpu1', 'sw1', 'gpu4'])
+    >>> g.graph["socket_link"]                   # PCIe 3.0: Skylake-SP's three UPI links
+    '3 x Intel UPI 10.4 GT/s (20.8 GB/s per direction per link)'
 
     Sapphire Rapids' four UPI 2.0 links, as in an HGX H100 server:
 
@@ -229,6 +246,9 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
     gps = as_count("gpus_per_switch", gpus_per_switch, 1)
     sps = as_count("switches_per_socket", switches_per_socket, 0)
     ns = as_count("sockets", sockets, 1)
+    gname, gbw, glat = _resolve(gpu_link, None, None)
+    if socket_link is None and socket_links is None and socket_link_bandwidth is None:
+        socket_link = DEFAULT_SOCKET_LINK.get(str(gname).split("x")[0])
     rec = get_socket_link(socket_link) if socket_link is not None else None
     if socket_links is None:
         socket_links = rec.links if rec is not None else 1
@@ -240,7 +260,6 @@ def pcie_tree(gpus_per_switch=4, switches_per_socket=1, sockets=2, gpu_link="pci
         raise ValueError(f"switch_levels={switch_levels!r} is not allowed; use 1 or 2")
     if levels == 2 and sps == 0:
         raise ValueError("switch_levels=2 needs switches_per_socket >= 1")
-    gname, gbw, glat = _resolve(gpu_link, None, None)
     uname, ubw, ulat = _resolve(uplink, None, None)
     sbw = float(as_positive("socket_link_bandwidth", socket_link_bandwidth, "bytes/s"))
     from .._validate import as_nonnegative

@@ -1,8 +1,8 @@
 """Explorers of the chapter "NVLink and NVSwitch" (``book/history/nvlink.ipynb``).
 
-Presentation only: the machines and their AllReduce times are
-:func:`interconnect.nvlink_machines.nvlink_machines`; the bus bandwidth is
-:func:`interconnect.collectives.bus_bandwidth`.
+Presentation only: the machines and their AllReduce times (peak models, and NCCL's achieved
+model where a machine carries one) are :func:`interconnect.nvlink_machines.nvlink_machines`;
+the bus bandwidth is :func:`interconnect.collectives.bus_bandwidth`.
 """
 
 from __future__ import annotations
@@ -36,11 +36,15 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
     """AllReduce bus bandwidth against message size on the NVLink machines, one drawn bold
     (chapter "NVLink and NVSwitch").
 
-    Thin lines: every machine's busbw (:func:`interconnect.collectives.bus_bandwidth` of
+    Thin lines: every machine's busbw in its peak model
+    (:func:`interconnect.collectives.bus_bandwidth` of
     :meth:`interconnect.nvlink_machines.NVLinkMachine.allreduce_time`) at ``curve_sizes``.
-    Sliders: the machine drawn bold and the message size marked on it; the note gives the
-    time there (log-log interpolation between the computed sizes) and the busbw as a share
-    of the GPU's NVLink bandwidth.
+    Sliders: the machine drawn bold and the message size marked on it; where the machine
+    carries NCCL's achieved model
+    (:meth:`~interconnect.nvlink_machines.NVLinkMachine.nccl_allreduce_time`) a dashed bold
+    line draws it. The note gives the peak time there (log-log interpolation between the
+    computed sizes), the busbw as a share of the GPU's NVLink bandwidth, and NCCL's achieved
+    time and busbw where there is one.
 
     Parameters
     ----------
@@ -69,9 +73,16 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
         m = machines[name]
         ts = np.array([m.allreduce_time(s) for s in sizes])
         curves[name] = (ts, C.bus_bandwidth("allreduce", sizes / ts, m.gpus), m.link, m.gpus)
+    achieved = {}
+    for name in names:
+        m = machines[name]
+        if m.nccl_allreduce_time(sizes[0]) is not None:
+            ta = np.array([m.nccl_allreduce_time(s) for s in sizes])
+            achieved[name] = (ta, C.bus_bandwidth("allreduce", sizes / ta, m.gpus))
 
-    def at(machine, nbytes):
+    def at(machine, nbytes, curve=None):
         ts, _, link, p = curves[machine]
+        ts = ts if curve is None else curve[0]
         t = np.interp(np.log2(nbytes), np.log2(sizes), ts)
         return t, C.bus_bandwidth("allreduce", nbytes / t, p), link, p
 
@@ -82,7 +93,9 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
         for i, name in enumerate(names):
             ax.plot(sizes, curves[name][1] / GB, color=plots.PALETTE[colours[i % len(colours)]], lw=1.3,
                     ls=plots.LINESTYLES[i % len(plots.LINESTYLES)], alpha=0.8, label=name)
-        (bold,) = ax.plot(sizes, curves[names[0]][1] / GB, color="black", lw=3.2)
+        (bold,) = ax.plot(sizes, curves[names[0]][1] / GB, color="black", lw=3.2, label="bold: peak model")
+        (dashed,) = ax.plot(sizes, np.full(len(sizes), np.nan), color="black", lw=2.4, ls="--",
+                            label="dashed: NCCL achieved")
         (mark,) = ax.plot([slider_sizes[0]], [1.0], "o", ms=11, mfc="none", mec=plots.PALETTE[3], mew=2.4)
         plots.bytes_axis(ax)
         ax.set_yscale("log")
@@ -98,10 +111,18 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
             bold.set_ydata(curves[machine][1] / GB)
             t, b, link, p = at(machine, nbytes)
             mark.set_data([nbytes], [b / GB])
-            note.set_text(f"{machine}\nAllReduce of {fmt_bytes(nbytes)} on {p} GPUs: {fmt_time(t)}\n"
-                          f"busbw {fmt_bandwidth(b)} = {100 * b / link.bandwidth:.0f} % of "
-                          f"{fmt_bandwidth(link.bandwidth)} per GPU")
-            return [bold, mark, note]
+            text = (f"{machine}\nAllReduce of {fmt_bytes(nbytes)} on {p} GPUs (peak model): {fmt_time(t)}\n"
+                    f"busbw {fmt_bandwidth(b)} = {100 * b / link.bandwidth:.0f} % of "
+                    f"{fmt_bandwidth(link.bandwidth)} per GPU")
+            if machine in achieved:
+                dashed.set_ydata(achieved[machine][1] / GB)
+                ta, ba, _, _ = at(machine, nbytes, achieved[machine])
+                text += f"\nNCCL achieved: {fmt_time(ta)}, busbw {fmt_bandwidth(ba)}"
+            else:
+                dashed.set_ydata(np.full(len(sizes), np.nan))
+                text += "\nNCCL achieved: no checked model for this machine"
+            note.set_text(text)
+            return [bold, dashed, mark, note]
 
         return fig, update
 
@@ -109,8 +130,11 @@ def nvlink_allreduce_explorer(machines=None, exclude=("NVLink domain of 576 (rin
         t = at(machine, nbytes)[0]
         return (f"Log-log plot of AllReduce bus bandwidth against message size from {fmt_bytes(sizes[0])} to "
                 f"{fmt_bytes(sizes[-1])} for {_WORDS[len(names)] if len(names) < len(_WORDS) else len(names)} NVLink "
-                f"machines; {machine} is bold. "
-                f"At {fmt_bytes(nbytes)} it takes {fmt_time(t)}.")
+                f"machines in their peak models; {machine} is bold"
+                + (", with NCCL's achieved model dashed. " if machine in achieved else ". ")
+                + f"At {fmt_bytes(nbytes)} the peak model takes {fmt_time(t)}"
+                + (f" and NCCL achieves {fmt_time(at(machine, nbytes, achieved[machine])[0])}."
+                   if machine in achieved else "."))
 
     return Explorer("AllReduce on NVLink machines",
                     [Param("machine", "machine", tuple(names), default_machine),
