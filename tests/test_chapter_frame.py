@@ -130,7 +130,14 @@ def test_frame_is_idempotent_and_changes_only_its_cells(page):
     assert F._src(cells[b - 1]).lstrip("\n").startswith("# ") or "\n# " in F._src(cells[b - 1])
     t = ids.index(F.TAKEAWAYS_ID)
     after = F._src(cells[t + 1]).lstrip("\n").split("\n")
-    assert any(line.startswith("## Exercises") for line in after[:2]), after[:2]
+    before = F._src(cells[t - 1]).rstrip().split("\n")[-1]
+    summaries = [c for c in cells if c["cell_type"] == "markdown"
+                 and any(F._SUMMARY.match(ln) for ln in F._src(c).split("\n"))]
+    assert len(summaries) <= 1, "more than one Summary"
+    if summaries:  # one summary, which opens with the takeaways
+        assert F._SUMMARY.match(before), before
+    else:
+        assert any(line.startswith("## Exercises") for line in after[:2]), after[:2]
     # every other cell's text is the chapter's, only split: the same words in the same order
     def words(cs):
         return " ".join(F._src(c) for c in cs if F.TAG not in c["metadata"].get("tags", [])).split()

@@ -11,8 +11,10 @@ cells into the notebook:
 * **Before you start**, right under the chapter's title: its level, its prerequisites (links
   to the chapters it builds on), the chapters that build on it, and the reading paths of
   the landing page that include it;
-* **Takeaways**, right before the ``## Exercises`` heading: the chapter's three to five
-  takeaways.
+* **Takeaways**: the chapter's three to five takeaways, first thing under its ``## Summary``
+  heading (the summary's bullets follow with the details and the numbers), or right before
+  the ``## Exercises`` heading in a chapter without a summary. A chapter thus has one
+  summary, which opens with its takeaways.
 
 It also writes each exercise's level (``exercises:`` of the chapter's entry, on the scale
 ``exercise_levels:``) into the title of its ``{exercise}`` directive, so that the book shows
@@ -54,6 +56,7 @@ MIN_TAKEAWAYS, MAX_TAKEAWAYS = 3, 5
 
 _H1 = re.compile(r"^# \S")
 _EXERCISES = re.compile(r"^## Exercises\b")  # "## Exercises" and any suffix a chapter gives it
+_SUMMARY = re.compile(r"^## Summary\s*$")
 _TARGET = re.compile(r"^\([\w:.-]+\)=\s*$")  # a MyST label line, "(label)=", belongs to the heading below it
 # an exercise's opening fence (with its title, if any) and its label among the options below it
 _EXERCISE = re.compile(r"^(```\{exercise\})([^\n]*)(\n(?::[^\n]*\n)*?:label:[ \t]*(\S+))", re.M)
@@ -320,7 +323,20 @@ def frame(nb, page, data, book=BOOK):
         break
     if x is None:
         raise ValueError(f"{page}: no '## Exercises' heading; the Takeaways box goes before it")
-    nb["cells"].insert(x, takeaways_cell(data, page))
+    # a "## Summary" heading before the exercises: the box goes right under it, at the end of its cell
+    at = x
+    for i in range(t + 1, x):
+        cell = nb["cells"][i]
+        if cell["cell_type"] != "markdown":
+            continue
+        lines = _src(cell).split("\n")
+        k = next((k for k, ln in enumerate(lines) if _SUMMARY.match(ln)), None)
+        if k is not None:
+            if "\n".join(lines[k + 1:]).strip():
+                _split(nb, i, k + 1, "summary")
+            at = i + 1
+            break
+    nb["cells"].insert(at, takeaways_cell(data, page))
     nb["cells"].insert(t + 1, before_cell(data, page, book))
     return nb
 
