@@ -75,8 +75,11 @@ def is_table_building(cell):
              and "scrapbook" not in o.get("metadata", {})]
     if not shown or not all(set(o["data"]) <= {"text/markdown", "text/plain"} for o in shown):
         return False
-    if not all(_TABLE.search(o["data"].get("text/markdown", "") if isinstance(o["data"].get("text/markdown", ""), str)
-                             else "".join(o["data"]["text/markdown"])) for o in shown):
+    def markdown(o):
+        md = o["data"].get("text/markdown", "")
+        return md if isinstance(md, str) else "".join(md)
+
+    if not all(_TABLE.search(markdown(o)) for o in shown):
         return False
     return len([ln for ln in _src(cell).split("\n") if ln.strip()]) >= TABLE_LINES
 
@@ -105,11 +108,13 @@ def test_setup_and_table_building_code_is_hidden(path):
 
 def test_the_check_can_fail():
     def code(src, outputs=(), tags=()):
-        return {"cell_type": "code", "id": "x", "source": src, "outputs": list(outputs), "metadata": {"tags": list(tags)}}
+        return {"cell_type": "code", "id": "x", "source": src, "outputs": list(outputs),
+                "metadata": {"tags": list(tags)}}
 
     table = {"output_type": "display_data", "metadata": {},
              "data": {"text/markdown": "| a | b |\n| --- | --- |\n| 1 | 2 |", "text/plain": "<Markdown>"}}
-    setup = 'import numpy as np\nfrom interconnect import links\nplots.use_style()\nH100 = devices.get_gpu("H100")\nN = 7e9'
+    setup = ('import numpy as np\nfrom interconnect import links\nplots.use_style()\n'
+             'H100 = devices.get_gpu("H100")\nN = 7e9')
     rows = "rows = []\nfor n in names:\n    rows.append((n, f(n)))\ntable(rows, ['name', 'value'])"
     assert is_setup(setup) and not is_setup("t = collective_time('allreduce', n, 8, B, a)\nprint(t)")
     assert problems({"cells": [code(setup)]}) and not problems({"cells": [code(setup, tags=["remove-input"])]})
