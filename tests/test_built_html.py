@@ -132,3 +132,78 @@ def test_the_checks_can_fail(tmp_path):
     assert page.outputs == ["{'a': 1}"] and _RAW.match(page.outputs[0])
     assert "here" in page.ids and page.links == ["#here", "nowhere.html"]
     assert _internal("https://example.org/x") is None and _internal("a.html#b") == ("a.html", "b")
+
+
+# ---- exercises: numbered within their chapter, each with its level ----------------------------
+
+_H1_NUMBER = re.compile(r'<h1><span class="section-number">(\d+)\.\s*</span>')
+_EXERCISE_TITLE = re.compile(
+    r'<p class="admonition-title"><span class="caption-number">Exercise ([\d.]+) </span>\s*\(([^)<]*)\)</p>')
+
+
+def _exercise_data():
+    import yaml
+
+    data = yaml.safe_load((ROOT / "book" / "_data" / "chapters.yml").read_text(encoding="utf-8"))
+    scale = [f"{d['stars']} {name}" for name, d in data["exercise_levels"].items()]
+    return data, scale
+
+
+def exercise_titles(text):
+    """``(chapter number or None, [(exercise number, title)])`` of one built page."""
+    h1 = _H1_NUMBER.search(text)
+    return (int(h1.group(1)) if h1 else None), _EXERCISE_TITLE.findall(text)
+
+
+def exercise_problems(text, n_expected, scale):
+    """What is wrong with a chapter page's exercise headings; empty when every exercise reads
+    "Exercise C.k (★★ core)" with C the chapter's number, k = 1, 2, ... and a level of the scale."""
+    chapter, found = exercise_titles(text)
+    out = []
+    if chapter is None:
+        out.append("the chapter's title carries no number")
+    if len(found) != n_expected:
+        out.append(f"{len(found)} numbered exercise titles, want {n_expected}")
+    for k, (number, title) in enumerate(found, start=1):
+        if number != f"{chapter}.{k}":
+            out.append(f"Exercise {number}: want {chapter}.{k} (numbered within chapter {chapter})")
+        if title not in scale:
+            out.append(f"Exercise {number}: level {title!r} is not one of {scale}")
+    return out
+
+
+_DATA, _SCALE = _exercise_data()
+_WITH_EXERCISES = {page: len(entry["exercises"]) for page, entry in _DATA["chapters"].items() if entry.get("exercises")}
+
+
+@pytest.mark.parametrize("page", sorted(_WITH_EXERCISES))
+def test_exercises_are_numbered_within_the_chapter_with_a_level(page):
+    text = (HTML / "book" / f"{page}.html").read_text(encoding="utf-8")
+    bad = exercise_problems(text, _WITH_EXERCISES[page], _SCALE)
+    assert not bad, f"{page}: {bad[:5]}"
+
+
+def test_chapter_numbers_run_on_across_the_parts():
+    """Chapter numbers are one sequence through the book (Jupyter Book restarts them per part
+    unless multitoc numbering is on): the exercise pages' numbers strictly increase in toc order."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import chapter_frame
+
+    _, pages = chapter_frame.toc_pages()
+    numbers = [exercise_titles((HTML / "book" / f"{p}.html").read_text(encoding="utf-8"))[0]
+               for p in pages if p in _WITH_EXERCISES]
+    assert numbers == sorted(set(numbers)) and numbers[0] == 1, numbers
+
+
+def test_the_exercise_check_can_fail():
+    good = ('<h1><span class="section-number">12. </span>Data</h1>'
+            '<p class="admonition-title"><span class="caption-number">Exercise 12.1 </span> (★ warm-up)</p>'
+            '<p class="admonition-title"><span class="caption-number">Exercise 12.2 </span> (★★★ challenge)</p>')
+    assert exercise_problems(good, 2, _SCALE) == []
+    globally = good.replace("Exercise 12.1", "Exercise 71").replace("Exercise 12.2", "Exercise 72")
+    assert len(exercise_problems(globally, 2, _SCALE)) == 2
+    assert exercise_problems(good.replace("(★ warm-up)", "(easy)"), 2, _SCALE)
+    assert exercise_problems(good.replace('<span class="section-number">12. </span>', ""), 2, _SCALE)
+    assert exercise_problems(good, 3, _SCALE)

@@ -67,12 +67,45 @@ def test_problems_finds_what_is_wrong():
     bad["chapters"]["stack/topology"]["level"] = "easy"
     del bad["chapters"]["practice/outlook"]                                    # a toc page without entry
     bad["paths"][1]["chapters"].remove("why/primer")                           # a path without a prerequisite
+    del bad["chapters"]["why/three_walls"]["exercises"]["walls-ex-mfu"]       # an exercise without a level
+    bad["chapters"]["history/pcie"]["exercises"]["pcie-ex-lanes"] = "easy"      # not on the scale
+    bad["chapters"]["history/pcie"]["exercises"]["pcie-ex-gone"] = "core"       # not in the chapter
     found = "\n".join(F.problems(bad))
-    for needle in ("why/primer: prerequisite history/pcie does not come earlier",
+    for needle in ("why/three_walls: exercise walls-ex-mfu has no level",
+                   "exercise pcie-ex-lanes has level 'easy'",
+                   "history/pcie: exercises lists pcie-ex-gone, which the chapter does not have",
+                   "why/primer: prerequisite history/pcie does not come earlier",
                    "history/nvlink: 2 takeaways", "typed numbers ['31.5']", "'no_such_name'",
                    "level 'easy'", "practice/outlook is in the toc but has no entry",
                    "path engineer: stack/collectives comes before its prerequisite why/primer"):
         assert needle in found, found
+
+
+def test_every_exercise_shows_its_level_in_its_title():
+    """The level is in the directive's title ("```{exercise} ★★ core"), as the data file says."""
+    import re
+
+    seen = 0
+    for page, entry in DATA["chapters"].items():
+        nb = json.loads(F.source_path(page).read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            for m in F._EXERCISE.finditer(F._src(cell)) if cell["cell_type"] == "markdown" else ():
+                seen += 1
+                assert m.group(2).strip() == F.level_title(DATA, entry["exercises"][m.group(4)]), (page, m.group(0))
+        # nothing else opens an exercise: every fence has a label the pattern sees
+        text = "\n".join(F._src(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+        assert len(re.findall(r"^```\{exercise\}", text, re.M)) == len(entry.get("exercises") or {}), page
+    assert seen >= 140
+    counts = {lv: sum(v == lv for e in DATA["chapters"].values() for v in (e.get("exercises") or {}).values())
+              for lv in F.EXERCISE_LEVELS}
+    assert all(counts.values()), counts  # the scale is used, not one level for everything
+
+
+def test_the_preface_states_the_exercise_scale():
+    """The scale is defined once, in the data file; the preface must say the same."""
+    preface = (F.BOOK / "preface.md").read_text(encoding="utf-8")
+    for level, d in DATA["exercise_levels"].items():
+        assert f"{d['stars']} {level}, {d['meaning']}" in preface, level
 
 
 def test_names_and_formulas_are_not_typed_numbers():
@@ -97,7 +130,14 @@ def test_frame_is_idempotent_and_changes_only_its_cells(page):
     assert F._src(cells[b - 1]).lstrip("\n").startswith("# ") or "\n# " in F._src(cells[b - 1])
     t = ids.index(F.TAKEAWAYS_ID)
     after = F._src(cells[t + 1]).lstrip("\n").split("\n")
-    assert any(line.startswith("## Exercises") for line in after[:2]), after[:2]
+    before = F._src(cells[t - 1]).rstrip().split("\n")[-1]
+    summaries = [c for c in cells if c["cell_type"] == "markdown"
+                 and any(F._SUMMARY.match(ln) for ln in F._src(c).split("\n"))]
+    assert len(summaries) <= 1, "more than one Summary"
+    if summaries:  # one summary, which opens with the takeaways
+        assert F._SUMMARY.match(before), before
+    else:
+        assert any(line.startswith("## Exercises") for line in after[:2]), after[:2]
     # every other cell's text is the chapter's, only split: the same words in the same order
     def words(cs):
         return " ".join(F._src(c) for c in cs if F.TAG not in c["metadata"].get("tags", [])).split()

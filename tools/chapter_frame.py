@@ -11,8 +11,15 @@ cells into the notebook:
 * **Before you start**, right under the chapter's title: its level, its prerequisites (links
   to the chapters it builds on), the chapters that build on it, and the reading paths of
   the landing page that include it;
-* **Takeaways**, right before the ``## Exercises`` heading: the chapter's three to five
-  takeaways.
+* **Takeaways**: the chapter's three to five takeaways, first thing under its ``## Summary``
+  heading (the summary's bullets follow with the details and the numbers), or right before
+  the ``## Exercises`` heading in a chapter without a summary. A chapter thus has one
+  summary, which opens with its takeaways.
+
+It also writes each exercise's level (``exercises:`` of the chapter's entry, on the scale
+``exercise_levels:``) into the title of its ``{exercise}`` directive, so that the book shows
+"Exercise 12.3 (★★ core)": the number comes from Sphinx (the chapters' parts are numbered in
+``_toc.yml``, so exercises are numbered within their chapter), the level from the data file.
 
 The cells it writes carry the tag ``chapter-frame`` (and fixed cell ids); a rerun removes
 them and writes them again, so running the script twice changes nothing. To put the title
@@ -44,11 +51,15 @@ TAG = "chapter-frame"
 BEFORE_ID = "chapter-frame-before"
 TAKEAWAYS_ID = "chapter-frame-takeaways"
 LEVELS = ("introductory", "intermediate", "advanced")
+EXERCISE_LEVELS = ("warm-up", "core", "challenge")
 MIN_TAKEAWAYS, MAX_TAKEAWAYS = 3, 5
 
 _H1 = re.compile(r"^# \S")
 _EXERCISES = re.compile(r"^## Exercises\b")  # "## Exercises" and any suffix a chapter gives it
+_SUMMARY = re.compile(r"^## Summary\s*$")
 _TARGET = re.compile(r"^\([\w:.-]+\)=\s*$")  # a MyST label line, "(label)=", belongs to the heading below it
+# an exercise's opening fence (with its title, if any) and its label among the options below it
+_EXERCISE = re.compile(r"^(```\{exercise\})([^\n]*)(\n(?::[^\n]*\n)*?:label:[ \t]*(\S+))", re.M)
 
 
 def load(path=DATA):
@@ -113,6 +124,17 @@ def closure(data, page):
     return seen
 
 
+def exercise_labels(nb_path):
+    """The labels of a notebook's exercises, in order."""
+    nb = json.loads(pathlib.Path(nb_path).read_text(encoding="utf-8"))
+    return [m.group(4) for c in nb["cells"] if c["cell_type"] == "markdown" for m in _EXERCISE.finditer(_src(c))]
+
+
+def level_title(data, level):
+    """An exercise's title for ``level``: its stars and its name, "★★ core"."""
+    return f"{data['exercise_levels'][level]['stars']} {level}"
+
+
 def _digits_outside_markup(text):
     """Numerals typed in ``text`` outside math, glue, roles and code, and outside names (H100, NVLink 4)."""
     bare = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", text)       # {glue}`x`, {doc}`y`, ...
@@ -161,6 +183,25 @@ def problems(data=None, toc_path=TOC, book=BOOK):
                 for name in re.findall(r"\{glue(?::\w+)?\}`([^`:]+)", t):
                     if name not in names:
                         out.append(f"{c}: takeaway glues {name!r}, which the chapter does not glue")
+    if tuple(data.get("exercise_levels", {})) != EXERCISE_LEVELS:
+        out.append(f"exercise_levels: describe exactly {EXERCISE_LEVELS}, in this order")
+    for c, entry in chapters.items():
+        levels = entry.get("exercises") or {}
+        for label, lv in levels.items():
+            if lv not in EXERCISE_LEVELS:
+                out.append(f"{c}: exercise {label} has level {lv!r}, not one of {EXERCISE_LEVELS}")
+        if c not in order:
+            continue
+        try:
+            labels = exercise_labels(source_path(c, book))
+        except FileNotFoundError:
+            continue
+        for label in labels:
+            if label not in levels:
+                out.append(f"{c}: exercise {label} has no level under exercises")
+        for label in levels:
+            if label not in labels:
+                out.append(f"{c}: exercises lists {label}, which the chapter does not have")
     for path in data.get("paths", []):
         role, seq = path.get("role"), path.get("chapters", [])
         for extra in path.get("extra", []):
@@ -231,9 +272,27 @@ def _split(nb, i, at, suffix):
     nb["cells"].insert(i + 1, new)
 
 
+def _level_exercises(nb, page, data):
+    """Write each exercise's level into its directive's title (in place)."""
+    levels = data["chapters"][page].get("exercises") or {}
+
+    def title(m):
+        label = m.group(4)
+        if label not in levels:
+            raise ValueError(f"{page}: exercise {label} has no level in {DATA.name}")
+        return f"{m.group(1)} {level_title(data, levels[label])}{m.group(3)}"
+
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown" and "{exercise}" in _src(cell):
+            new = _EXERCISE.sub(title, _src(cell))
+            if new != _src(cell):
+                cell["source"] = new
+
+
 def frame(nb, page, data, book=BOOK):
-    """``nb`` (a notebook as a dict) with the chapter's boxes in place; ``nb`` is not changed."""
+    """``nb`` (a notebook as a dict) with the chapter's boxes and exercise levels in place; ``nb`` is not changed."""
     nb = copy.deepcopy(nb)
+    _level_exercises(nb, page, data)
     nb["cells"] = [c for c in nb["cells"] if TAG not in c.get("metadata", {}).get("tags", [])]
     md = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"]
     # the title: alone in its cell
@@ -264,7 +323,20 @@ def frame(nb, page, data, book=BOOK):
         break
     if x is None:
         raise ValueError(f"{page}: no '## Exercises' heading; the Takeaways box goes before it")
-    nb["cells"].insert(x, takeaways_cell(data, page))
+    # a "## Summary" heading before the exercises: the box goes right under it, at the end of its cell
+    at = x
+    for i in range(t + 1, x):
+        cell = nb["cells"][i]
+        if cell["cell_type"] != "markdown":
+            continue
+        lines = _src(cell).split("\n")
+        k = next((k for k, ln in enumerate(lines) if _SUMMARY.match(ln)), None)
+        if k is not None:
+            if "\n".join(lines[k + 1:]).strip():
+                _split(nb, i, k + 1, "summary")
+            at = i + 1
+            break
+    nb["cells"].insert(at, takeaways_cell(data, page))
     nb["cells"].insert(t + 1, before_cell(data, page, book))
     return nb
 
