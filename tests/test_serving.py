@@ -93,7 +93,7 @@ def test_decode_memory_terms_match_the_applications_roofline():
     # a dense model at tp = 1: the same weights + KV over HBM as applications.decode_step
     b, c = 16, 4096
     d = serving.decode_step_time(L70, "dgx-h100", b, c)
-    ref = decode_step(L70.params, 80, 8192, 1, 450e9, 0.0, HBM, batch=b,
+    ref = decode_step(L70.params, 80, 8192, 1, 450e9, 0.0, 3.35e12, batch=b,
                       kv_bytes=kv_cache_bytes(80, 8, 128, c, b))
     assert d.weights == pytest.approx(ref.weights) and d.kv == pytest.approx(ref.kv)
 
@@ -182,7 +182,7 @@ def test_step_errors_name_parameter_value_and_range():
         serving.decode_step_time(L70, 3, 1, 1)
     with pytest.raises(ValueError, match=r"fp8='yes' is not a bool"):
         serving.prefill_time(L70, "dgx-h100", 128, fp8="yes")
-    with pytest.raises(ValueError, match=r"algorithm='tree' is unknown; allowed: auto, oneshot"):
+    with pytest.raises(ValueError, match=r"algorithm='tree' is unknown; allowed: auto, nccl, oneshot"):
         serving.decode_step_time(L70, "dgx-h100", 1, 1, tp=8, algorithm="tree")
 
 

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import as_count, as_fraction, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS
+from .allreduce import TP_ALGORITHMS
 from .kv import kv_capacity
 from .steps import _check_pp, _check_tp, _decode, _fp8, _send_terms, as_machine, prefill_time
 
@@ -133,7 +133,7 @@ class _Setup:
         self.prompt, self.output = as_count("prompt", prompt), as_count("output", output)
         self.fp8 = _fp8(fp8)
         self.kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
-        self.algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+        self.algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
         as_fraction("reserve", reserve, 0.0, 1.0, low_open=False)
         self.prefill = prefill_time(model, machine, self.prompt, self.tp, self.fp8, kv_bytes=self.kv_bytes,
                                     algorithm=self.algorithm, pp=self.pp).total

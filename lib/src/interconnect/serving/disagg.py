@@ -74,7 +74,7 @@ from dataclasses import dataclass
 
 from .._validate import as_count, as_positive, choice
 from ._paths import KV_PATHS, _path, _transfer
-from .allreduce import SMALL_ALGORITHMS
+from .allreduce import TP_ALGORITHMS
 from .batching import _Setup
 from .kv import kv_bytes_per_token
 from .steps import _check_tp, _fp8, as_machine, prefill_time
@@ -377,7 +377,7 @@ def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=
     ptp, dtp = _check_tp(model, cl, prefill_tp), _check_tp(model, cl, decode_tp)
     s = as_count("prompt", prompt)
     p = prefill_time(model, cl, s, ptp, _fp8(fp8), kv_bytes=kv_bytes,
-                     algorithm=choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)).total
+                     algorithm=choice("algorithm", algorithm, TP_ALGORITHMS)).total
     wait = _md1_wait(lam / np_, p)
     if wait is None:
         raise ValueError(f"rate={lam:g} is not sustainable by {np_} prefill instance(s); allowed 0 < rate < "

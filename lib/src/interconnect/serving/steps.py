@@ -74,7 +74,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._validate import as_count, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS, tp_allreduce_time
+from .allreduce import TP_ALGORITHMS, tp_allreduce_time
 from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine",
@@ -393,7 +393,7 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     tp = _check_tp(model, cl, tp)
     s, b = as_count("tokens", tokens), as_count("batch", batch)
     ab = float(as_positive("act_bytes", act_bytes, "bytes"))
-    algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+    algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
     gemm, attn = _rates(cl, _fp8(fp8))
     terms = model.forward_flops_per_token()
     linear = b * (s * terms["matmul"] + terms["logits"]) / (tp * gemm)
@@ -533,7 +533,7 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     c = as_count("context", context, minimum=0)
     kvb = float(as_positive("kv_bytes", kv_bytes, "bytes"))
     ab = float(as_positive("act_bytes", act_bytes, "bytes"))
-    algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+    algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
     pp = _check_pp(model, cl, tp, pp)
     m = min(pp, b) if microbatches is None else as_count("microbatches", microbatches)
     if m > b:

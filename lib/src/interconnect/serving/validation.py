@@ -63,10 +63,11 @@ def _static(row, cl, model, fp8):
     from .kv import kv_read_factor
     from .steps import _decode, prefill_time
 
-    p = prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes).total
+    p = prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
+                     algorithm=row.allreduce).total
     ctx = np.arange(row.prompt + 1, row.prompt + row.output, dtype=float)
     read = row.kv_bytes * kv_read_factor(model, row.kv_reads)     # bytes a step reads per cached element
-    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, read, 2.0, "auto").total for c in ctx)
+    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, read, 2.0, row.allreduce).total for c in ctx)
     return row.batch * row.output / (p + d) / row.tp
 
 
@@ -99,10 +100,11 @@ def predict(row):
     model, cl, fp8 = models.get(row.model), as_machine(row.machine), row.precision == "fp8"
     if row.mode == "max-throughput":
         return sustainable_rate(model, row.machine, row.tp, row.prompt, row.output, fp8=fp8,
-                                kv_bytes=row.kv_bytes, admission=row.admission) * row.output
+                                kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce) * row.output
     if row.mode == "static":
         return _static(row, cl, model, fp8)
-    return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes).total
+    return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
+                        algorithm=row.allreduce).total
 
 
 @lru_cache(maxsize=1)
