@@ -14,7 +14,12 @@ these rows. How a row is predicted depends on how it was measured:
   :func:`~interconnect.serving.prefill_time` and each step by
   :func:`~interconnect.serving.decode_step_time` at its context, its KV read multiplied by
   :func:`~interconnect.serving.kv_read_factor` of the row's decode kernel (``kv_reads``);
-* ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch.
+* ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch (``gptSessionBenchmark``
+  timed the prefill and the sampling of its one token at batch 1: no queue, no server).
+
+Every prediction prices the tensor-parallel AllReduces with the row's ``allreduce``
+(:func:`~interconnect.serving.tp_allreduce_time`): ``"auto"`` for engines with custom one- and
+two-shot kernels, ``"nccl"`` for the 2023 builds, which left them off.
 
 The error is ``predicted / measured - 1``. :func:`validation_table` lists every row,
 :func:`validation_summary` counts them.
