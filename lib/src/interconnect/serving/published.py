@@ -33,9 +33,10 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   same page do not pass ``--use_custom_all_reduce``, which ``examples/llama/build.py`` at that
   commit (``nvidia-trtllm-llama-build-2023``) defines as ``store_true`` ("Activates
   latency-optimized algorithm for all-reduce instead of NCCL"), so it is off. The first-token
-  rows time ``gptSessionBenchmark``'s whole ``GptSession::generate`` call at batch 1 and one
-  output token (``--input_output_len "<isl>,1"``, no CUDA graphs): the context phase and the
-  sampling of its token, no queueing, no tokenizer, no HTTP.
+  rows time the whole ``GptSession::generate`` call of ``gptSessionBenchmark``
+  (``nvidia-trtllm-gptsessionbenchmark``) at batch 1 and one output token (``--input_output_len
+  "<isl>,1"``, no CUDA graphs): the context phase and the sampling of its token, no queueing,
+  no tokenizer, no HTTP.
 """
 
 from __future__ import annotations
