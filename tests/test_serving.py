@@ -85,8 +85,26 @@ def test_decode_at_batch_one_is_weights_over_hbm_bandwidth():
     assert d.memory_bound and d.comm == 0.0
     assert d.weights == pytest.approx(2 * L70.params / HBM)
     assert d.kv == pytest.approx(320 * KiB / HBM)
-    assert d.total == pytest.approx(d.weights + d.kv)
+    assert d.elementwise == pytest.approx(serving.elementwise_bytes_per_token(L70) / HBM)
+    assert d.total == pytest.approx(d.weights + d.kv + d.elementwise)
     assert d.tokens_per_second == pytest.approx(1 / d.total)
+
+
+def test_elementwise_bytes_closed_form():
+    # Llama 3 8B per token and layer (Korthikanti's accounting, fused attention, no dropout): norms and
+    # block inputs 8h, Q K V and context 2(a d + 2 g d + a d), log-sum-exp 4a, SwiGLU 6f; each written once
+    # and read once; FP8 adds 3 bytes per element of the four GEMM inputs (h, a d, h, f)
+    m8 = models.get("llama3-8b")
+    h, a, g, d, f, layers = 4096, 32, 8, 128, 14336, 32
+    stored = 8 * h + 2 * (a * d + 2 * g * d + a * d) + 4 * a + 6 * f
+    assert serving.elementwise_bytes_per_token(m8) == pytest.approx(layers * 2 * stored)
+    casts = layers * 3 * (h + a * d + h + f)
+    assert serving.elementwise_bytes_per_token(m8, fp8=True) == pytest.approx(layers * 2 * stored + casts)
+    # tensor parallelism splits the heads' and the MLP's terms, not the replicated norms and block inputs
+    split8 = 8 * h + (2 * (a * d + 2 * g * d + a * d) + 4 * a + 6 * f) / 8
+    assert serving.elementwise_bytes_per_token(m8, tp=8) == pytest.approx(layers * 2 * split8)
+    with pytest.raises(ValueError, match="tp=0"):
+        serving.elementwise_bytes_per_token(m8, tp=0)
 
 
 def test_decode_memory_terms_match_the_applications_roofline():
@@ -125,7 +143,7 @@ def test_decode_large_batch_becomes_compute_bound():
     d = serving.decode_step_time(L70, "dgx-h100", 4096, 16, tp=8)
     assert not d.memory_bound and d.linear > d.weights
     # per-kernel roofline: the GEMMs at their FLOPs, then the attention at its own bound
-    assert d.total == pytest.approx(d.linear + max(d.kv, d.attention) + d.comm)
+    assert d.total == pytest.approx(d.linear + max(d.kv, d.attention) + d.elementwise + d.comm)
     assert d.compute == pytest.approx(d.linear + d.attention)
 
 
@@ -133,7 +151,7 @@ def test_decode_attention_bound_by_hbm_is_not_hidden_by_compute_bound_gemms():
     # batch 512, 8k context: the GEMMs are compute bound, the attention reads 21 GB of cache per GPU
     d = serving.decode_step_time(L70, "dgx-h100", 512, 8192, tp=8)
     assert d.linear > d.weights and d.kv > d.attention
-    assert d.total == pytest.approx(d.linear + d.kv + d.comm)
+    assert d.total == pytest.approx(d.linear + d.kv + d.elementwise + d.comm)
 
 
 def test_moe_decode_reads_only_the_touched_experts():
@@ -153,7 +171,8 @@ def test_prefill_closed_form():
     # causal FlashAttention: half of the s x s scores, l a (d_qk + d_v) s^2
     assert p.attention == pytest.approx(80 * 64 * 256 * s**2 / (989.4e12 * H100.attention_efficiency))
     assert p.linear + p.attention > p.memory and p.comm == 0.0
-    assert p.total == pytest.approx(p.linear + p.attention)
+    assert p.total == pytest.approx(p.linear + p.attention + p.elementwise)
+    assert p.elementwise == pytest.approx(s * serving.elementwise_bytes_per_token(L70) / HBM)
     fp8 = serving.prefill_time(L70, "dgx-h100", s, fp8=True)
     assert fp8.linear == pytest.approx((s * t["matmul"] + t["logits"]) / (1978.9e12 * ceiling_fraction("H100", "fp8")))
 

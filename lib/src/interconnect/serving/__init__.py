@@ -71,6 +71,7 @@ from .steps import (
     as_machine,
     decode_roofline,
     decode_step_time,
+    elementwise_bytes_per_token,
     prefill_time,
     stream_bandwidth,
     weights_read,
@@ -78,7 +79,7 @@ from .steps import (
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
 __all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover",
-           "tp_allreduce_time", "STREAM_EFFICIENCY",
+           "tp_allreduce_time", "STREAM_EFFICIENCY", "elementwise_bytes_per_token",
            "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
            "stream_bandwidth", "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",

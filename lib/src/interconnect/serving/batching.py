@@ -243,12 +243,12 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     Examples
     --------
     Llama 3 70B on 8 H100, prompts of 1,024 tokens and 256 generated: at 2 requests per
-    second the running batch is 4, each token takes 9 ms, the first 48 ms:
+    second the running batch is 4.5, each token takes 9 ms, the first 54 ms:
 
     >>> from interconnect.catalog import models
     >>> s = continuous_batching(models.get("llama3-70b"), "dgx-h100", 8, 2.0, 1024, 256)
     >>> round(s.batch, 1), round(s.tpot * 1e3, 1), round(s.ttft * 1e3), round(s.throughput)
-    (4.4, 8.6, 48, 512)
+    (4.5, 8.8, 54, 512)
     """
     st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp,
                 admission)
@@ -281,7 +281,7 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     --------
     >>> from interconnect.catalog import models
     >>> round(sustainable_rate(models.get("llama3-70b"), "dgx-h100", 8, 1024, 256), 1)
-    20.2
+    17.4
 
     Where the cache binds, reserving each request's whole length at admission (TensorRT-LLM)
     caps the batch, and the output rate, lower: Llama 3.1 405B in FP8 on 8 H100, prompts of 128
@@ -289,7 +289,7 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
 
     >>> m = models.get("llama3-405b")
     >>> [round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission=a) * 4096) for a in ADMISSIONS]
-    [4439, 2972]
+    [3958, 2748]
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
                   gpu, pp, admission).sustainable()

@@ -54,7 +54,7 @@ def prefill_goodput(model, machine, prompt, ttft_slo, tp=8, kv_seconds=0.0, fp8=
     --------
     >>> from interconnect.catalog import models
     >>> round(prefill_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 0.2), 1)
-    25.6
+    21.1
     """
     slo = _slo("ttft_slo", ttft_slo)
     p = prefill_time(model, machine, prompt, tp, fp8, kv_bytes=kv_bytes, algorithm=algorithm).total
@@ -114,7 +114,7 @@ def decode_goodput(model, machine, prompt, output, tpot_slo, tp=8, fp8=False, kv
     --------
     >>> from interconnect.catalog import models
     >>> round(decode_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 256, 0.05), 1)
-    70.9
+    63.5
     """
     slo = _slo("tpot_slo", tpot_slo)
     st = _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
@@ -164,7 +164,7 @@ def colocated_goodput(model, machine, prompt, output, ttft_slo, tpot_slo, tp=8, 
     --------
     >>> from interconnect.catalog import models
     >>> round(colocated_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 256, 0.2, 0.05), 1)
-    19.3
+    16.2
     """
     t_slo, d_slo = _slo("ttft_slo", ttft_slo), _slo("tpot_slo", tpot_slo)
     st = _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)

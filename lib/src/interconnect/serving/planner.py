@@ -258,9 +258,9 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
     >>> p.best.label(), p.best.gpus
     ('dgx-h100 disaggregated 3 x (tp=2) prefill + 1 x (tp=4) decode', 10)
     >>> print(p.why)    # doctest: +NORMALIZE_WHITESPACE
-    The best colocated layout, dgx-h100 colocated 3 x (tp=4), needs 12 GPUs against 10: one replica
-    serves 6.98 requests/s before its TPOT objective breaks; the winner's prefill instances serve
-    9.24 and its decode instances 36.4 each.
+    The best colocated layout, dgx-h100 colocated 2 x (tp=8), needs 16 GPUs against 10: one replica
+    serves 14.2 requests/s before its TPOT objective breaks; the winner's prefill instances serve
+    8.07 and its decode instances 31.4 each.
     """
     from ..parallel.machines import MACHINES
     from .kv import kv_capacity
