@@ -14,8 +14,9 @@ contains, and states its assumptions plainly:
   overlaps the weight reads (a roofline: they take the longer of the two), then attention
   reads the KV cache: :func:`interconnect.serving.decode_roofline`, the step of the
   serving models (:func:`interconnect.serving.decode_step_time`) with the model reduced to
-  ``N``, ``l`` and ``h``. The AllReduces do not overlap either, since each layer waits for
-  the one before.
+  ``N``, ``l`` and ``h`` and without its element-wise kernels
+  (:func:`interconnect.serving.elementwise_bytes_per_token`, small at small batch). The
+  AllReduces do not overlap either, since each layer waits for the one before.
 * :func:`halo_step` and :func:`halo_crossover` -- a 3-D stencil on a cubic subdomain of
   ``n^3`` cells per GPU: an update pass over the cells bound by HBM bandwidth, and a
   halo exchange of ``faces`` messages of ``n^2 * halo * bytes_per_cell`` bytes, sent
