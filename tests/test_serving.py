@@ -266,13 +266,34 @@ def test_continuous_batching_is_a_littles_law_fixed_point():
     s = serving.continuous_batching(L70, "dgx-h100", 8, rate, prompt, output)
     assert s.batch == pytest.approx(rate * output * s.tpot)
     p = serving.prefill_time(L70, "dgx-h100", prompt, tp=8).total
-    assert s.prefill == pytest.approx(p) and s.prefill_share == pytest.approx(rate * p)
-    d = serving.steps._decode(L70, H100, 8, s.batch, prompt + output / 2, False, 2.0, 2.0, "auto").total
-    assert s.tpot == pytest.approx(d / (1 - rate * p), rel=1e-8)
-    assert s.ttft == pytest.approx(s.tpot / 2 + d + p, rel=1e-8)
+    assert s.prefill == pytest.approx(p)
+    ctx = prompt + output / 2
+    d = serving.steps._decode(L70, H100, 8, s.batch, ctx, False, 2.0, 2.0, "auto").total
+    # n = rate T < 1 prompts join an iteration on average: a fraction n of the iterations carry one
+    # whole prompt, batched with the decodes (Orca's selective batching), the others none
+    n = rate * s.tpot
+    assert n < 1
+    one = serving.steps._mixed(L70, H100, 8, s.batch, ctx, 1.0, prompt, False, 2.0, 2.0, "auto")
+    assert d < one < d + p          # the prompt shares the decode step's weight read
+    assert s.tpot == pytest.approx((1 - n) * d + n * one, rel=1e-8)
+    assert s.ttft == pytest.approx(s.tpot / 2 + one, rel=1e-8)
+    assert s.prefill_share == pytest.approx(1 - d / s.tpot)
     assert s.throughput == rate * output
     assert s.kv_tokens == pytest.approx(s.batch * (prompt + output / 2))
     assert s.kv_capacity == serving.kv_capacity(L70, "H100", tp=8).tokens
+
+
+def test_mixed_iteration_ends_in_the_decode_step_and_the_prefill():
+    # no prompt: the decode step; no running batch and one prompt: the prefill of prefill_time
+    mixed = serving.steps._mixed
+    assert mixed(L70, H100, 8, 16.0, 1536, 0.0, 1024, False, 2.0, 2.0, "auto") == pytest.approx(
+        serving.decode_step_time(L70, "dgx-h100", 16, 1536, tp=8).total)
+    assert mixed(L70, H100, 8, 0.0, 1536, 1.0, 1024, False, 2.0, 2.0, "auto") == pytest.approx(
+        serving.prefill_time(L70, "dgx-h100", 1024, tp=8).total)
+    # a short prompt joining a memory-bound step costs less than its prefill alone (no second weight read)
+    d = serving.decode_step_time(L70, "dgx-h100", 16, 1536, tp=8).total
+    with_one = mixed(L70, H100, 8, 16.0, 1536, 1.0, 128, False, 2.0, 2.0, "auto")
+    assert with_one - d < serving.prefill_time(L70, "dgx-h100", 128, tp=8).total / 2
 
 
 def test_continuous_batching_trades_latency_for_throughput():

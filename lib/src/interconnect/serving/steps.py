@@ -568,6 +568,32 @@ def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, 
                       linear=linear, attention=attention, elementwise=elementwise)
 
 
+def _mixed(model, cl, tp, batch, context, prompts, prompt, fp8, kv_bytes, act_bytes, algorithm):
+    """One iteration of continuous batching at ``pp = 1`` (Orca's selective batching): the decode
+    tokens of ``batch`` sequences and the ``prompts`` prompts of ``prompt`` tokens that join in it
+    go through the linear layers together, one GEMM of ``batch + prompts prompt`` rows per weight
+    matrix that reads the weights once; the prompts' causal attention and cache writes go with
+    them, as in :func:`prefill_time` (``max(linear + prompt attention, weights + cache writes)``);
+    the decodes' attention over their cache is its own roofline, as in :func:`_decode`; the
+    element-wise kernels and the AllReduces see every token. ``prompts = 0`` is the decode step
+    of :func:`_decode` and ``batch = 0, prompts = 1`` the prefill of :func:`prefill_time`.
+    """
+    gemm, attn = _rates(cl, fp8)
+    terms = _flops(model)
+    bw = _stream(cl)
+    tokens = batch + prompts * prompt
+    kvt = _kv_per_token(model, tp, kv_bytes)
+    weights = (1.0 if fp8 else 2.0) * _weights_read(model, max(tokens, 1e-12)) / tp / bw
+    linear = (tokens * terms["matmul"] + (batch + prompts) * terms["logits"]) / (tp * gemm)
+    kv = batch * context * kvt / bw
+    attention = batch * context * _attention_per_context(model) / (tp * attn)
+    prefill_attention = prompts * _attention_per_context(model) * prompt * prompt / 2.0 / (tp * attn)
+    kv_write = prompts * prompt * kvt / bw
+    elementwise = tokens * _elementwise(model, tp, fp8) / bw
+    comm = _comm(model, cl, tp, max(tokens, 1e-12), act_bytes, algorithm)
+    return max(linear + prefill_attention, weights + kv_write) + max(kv, attention) + elementwise + comm
+
+
 def _send_terms(machine, tp, pp):
     """(latency, seconds per byte) of a stage-to-stage send; (0, 0) at ``pp = 1``."""
     if pp == 1:

@@ -94,7 +94,7 @@ def predict(row):
     >>> r.model_name, r.machine, r.tp, r.prompt, r.output, r.value
     ('Llama 3.1 8B', 'dgx-h200', 1, 128, 128, 27911.0)
     >>> round(predict(r))
-    24884
+    32491
     """
     from ..catalog import models
     from .batching import sustainable_rate
@@ -124,7 +124,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 40)
+    (76, 45)
     """
     out = []
     for row in PUBLISHED:
@@ -151,7 +151,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 33, 0.13)
+    (60, 38, 0.11)
     """
     from .._validate import choice
     from .published import MODES
