@@ -85,15 +85,33 @@ def test_decode_at_batch_one_is_weights_over_hbm_bandwidth():
     assert d.memory_bound and d.comm == 0.0
     assert d.weights == pytest.approx(2 * L70.params / HBM)
     assert d.kv == pytest.approx(320 * KiB / HBM)
-    assert d.total == pytest.approx(d.weights + d.kv)
+    assert d.elementwise == pytest.approx(serving.elementwise_bytes_per_token(L70) / HBM)
+    assert d.total == pytest.approx(d.weights + d.kv + d.elementwise)
     assert d.tokens_per_second == pytest.approx(1 / d.total)
+
+
+def test_elementwise_bytes_closed_form():
+    # Llama 3 8B per token and layer (Korthikanti's accounting, fused attention, no dropout): norms and
+    # block inputs 8h, Q K V and context 2(a d + 2 g d + a d), log-sum-exp 4a, SwiGLU 6f; each written once
+    # and read once; FP8 adds 3 bytes per element of the four GEMM inputs (h, a d, h, f)
+    m8 = models.get("llama3-8b")
+    h, a, g, d, f, layers = 4096, 32, 8, 128, 14336, 32
+    stored = 8 * h + 2 * (a * d + 2 * g * d + a * d) + 4 * a + 6 * f
+    assert serving.elementwise_bytes_per_token(m8) == pytest.approx(layers * 2 * stored)
+    casts = layers * 3 * (h + a * d + h + f)
+    assert serving.elementwise_bytes_per_token(m8, fp8=True) == pytest.approx(layers * 2 * stored + casts)
+    # tensor parallelism splits the heads' and the MLP's terms, not the replicated norms and block inputs
+    split8 = 8 * h + (2 * (a * d + 2 * g * d + a * d) + 4 * a + 6 * f) / 8
+    assert serving.elementwise_bytes_per_token(m8, tp=8) == pytest.approx(layers * 2 * split8)
+    with pytest.raises(ValueError, match="tp=0"):
+        serving.elementwise_bytes_per_token(m8, tp=0)
 
 
 def test_decode_memory_terms_match_the_applications_roofline():
     # a dense model at tp = 1: the same weights + KV over HBM as applications.decode_step
     b, c = 16, 4096
     d = serving.decode_step_time(L70, "dgx-h100", b, c)
-    ref = decode_step(L70.params, 80, 8192, 1, 450e9, 0.0, HBM, batch=b,
+    ref = decode_step(L70.params, 80, 8192, 1, 450e9, 0.0, 3.35e12, batch=b,
                       kv_bytes=kv_cache_bytes(80, 8, 128, c, b))
     assert d.weights == pytest.approx(ref.weights) and d.kv == pytest.approx(ref.kv)
 
@@ -125,7 +143,7 @@ def test_decode_large_batch_becomes_compute_bound():
     d = serving.decode_step_time(L70, "dgx-h100", 4096, 16, tp=8)
     assert not d.memory_bound and d.linear > d.weights
     # per-kernel roofline: the GEMMs at their FLOPs, then the attention at its own bound
-    assert d.total == pytest.approx(d.linear + max(d.kv, d.attention) + d.comm)
+    assert d.total == pytest.approx(d.linear + max(d.kv, d.attention) + d.elementwise + d.comm)
     assert d.compute == pytest.approx(d.linear + d.attention)
 
 
@@ -133,7 +151,7 @@ def test_decode_attention_bound_by_hbm_is_not_hidden_by_compute_bound_gemms():
     # batch 512, 8k context: the GEMMs are compute bound, the attention reads 21 GB of cache per GPU
     d = serving.decode_step_time(L70, "dgx-h100", 512, 8192, tp=8)
     assert d.linear > d.weights and d.kv > d.attention
-    assert d.total == pytest.approx(d.linear + d.kv + d.comm)
+    assert d.total == pytest.approx(d.linear + d.kv + d.elementwise + d.comm)
 
 
 def test_moe_decode_reads_only_the_touched_experts():
@@ -153,7 +171,8 @@ def test_prefill_closed_form():
     # causal FlashAttention: half of the s x s scores, l a (d_qk + d_v) s^2
     assert p.attention == pytest.approx(80 * 64 * 256 * s**2 / (989.4e12 * H100.attention_efficiency))
     assert p.linear + p.attention > p.memory and p.comm == 0.0
-    assert p.total == pytest.approx(p.linear + p.attention)
+    assert p.total == pytest.approx(p.linear + p.attention + p.elementwise)
+    assert p.elementwise == pytest.approx(s * serving.elementwise_bytes_per_token(L70) / HBM)
     fp8 = serving.prefill_time(L70, "dgx-h100", s, fp8=True)
     assert fp8.linear == pytest.approx((s * t["matmul"] + t["logits"]) / (1978.9e12 * ceiling_fraction("H100", "fp8")))
 
@@ -182,7 +201,7 @@ def test_step_errors_name_parameter_value_and_range():
         serving.decode_step_time(L70, 3, 1, 1)
     with pytest.raises(ValueError, match=r"fp8='yes' is not a bool"):
         serving.prefill_time(L70, "dgx-h100", 128, fp8="yes")
-    with pytest.raises(ValueError, match=r"algorithm='tree' is unknown; allowed: auto, oneshot"):
+    with pytest.raises(ValueError, match=r"algorithm='tree' is unknown; allowed: auto, nccl, oneshot"):
         serving.decode_step_time(L70, "dgx-h100", 1, 1, tp=8, algorithm="tree")
 
 
@@ -247,13 +266,34 @@ def test_continuous_batching_is_a_littles_law_fixed_point():
     s = serving.continuous_batching(L70, "dgx-h100", 8, rate, prompt, output)
     assert s.batch == pytest.approx(rate * output * s.tpot)
     p = serving.prefill_time(L70, "dgx-h100", prompt, tp=8).total
-    assert s.prefill == pytest.approx(p) and s.prefill_share == pytest.approx(rate * p)
-    d = serving.steps._decode(L70, H100, 8, s.batch, prompt + output / 2, False, 2.0, 2.0, "auto").total
-    assert s.tpot == pytest.approx(d / (1 - rate * p), rel=1e-8)
-    assert s.ttft == pytest.approx(s.tpot / 2 + d + p, rel=1e-8)
+    assert s.prefill == pytest.approx(p)
+    ctx = prompt + output / 2
+    d = serving.steps._decode(L70, H100, 8, s.batch, ctx, False, 2.0, 2.0, "auto").total
+    # n = rate T < 1 prompts join an iteration on average: a fraction n of the iterations carry one
+    # whole prompt, batched with the decodes (Orca's selective batching), the others none
+    n = rate * s.tpot
+    assert n < 1
+    one = serving.steps._mixed(L70, H100, 8, s.batch, ctx, 1.0, prompt, False, 2.0, 2.0, "auto")
+    assert d < one < d + p          # the prompt shares the decode step's weight read
+    assert s.tpot == pytest.approx((1 - n) * d + n * one, rel=1e-8)
+    assert s.ttft == pytest.approx(s.tpot / 2 + one, rel=1e-8)
+    assert s.prefill_share == pytest.approx(1 - d / s.tpot)
     assert s.throughput == rate * output
     assert s.kv_tokens == pytest.approx(s.batch * (prompt + output / 2))
     assert s.kv_capacity == serving.kv_capacity(L70, "H100", tp=8).tokens
+
+
+def test_mixed_iteration_ends_in_the_decode_step_and_the_prefill():
+    # no prompt: the decode step; no running batch and one prompt: the prefill of prefill_time
+    mixed = serving.steps._mixed
+    assert mixed(L70, H100, 8, 16.0, 1536, 0.0, 1024, False, 2.0, 2.0, "auto") == pytest.approx(
+        serving.decode_step_time(L70, "dgx-h100", 16, 1536, tp=8).total)
+    assert mixed(L70, H100, 8, 0.0, 1536, 1.0, 1024, False, 2.0, 2.0, "auto") == pytest.approx(
+        serving.prefill_time(L70, "dgx-h100", 1024, tp=8).total)
+    # a short prompt joining a memory-bound step costs less than its prefill alone (no second weight read)
+    d = serving.decode_step_time(L70, "dgx-h100", 16, 1536, tp=8).total
+    with_one = mixed(L70, H100, 8, 16.0, 1536, 1.0, 128, False, 2.0, 2.0, "auto")
+    assert with_one - d < serving.prefill_time(L70, "dgx-h100", 128, tp=8).total / 2
 
 
 def test_continuous_batching_trades_latency_for_throughput():

@@ -29,7 +29,9 @@ def test_dispatch_inside_one_domain_is_the_moe_alltoall():
     assert d.dispatch == nccl_time("broadcast", round(7 / 8 * nbytes), 2, 1, machine=H100.nccl)
     assert d.combine == nccl_time("broadcast", round(7 / 8 * 2 * nbytes), 2, 1, machine=H100.nccl)
     assert d.comm == pytest.approx(58 * (d.dispatch + d.combine))
-    assert d.total == pytest.approx(max(d.weights + d.kv, d.compute) + d.comm)
+    assert d.elementwise == pytest.approx(64 * serving.elementwise_bytes_per_token(DSV3, fp8=True)
+                                          / serving.stream_bandwidth("dgx-h100"))
+    assert d.total == pytest.approx(max(d.weights + d.kv, d.compute) + d.elementwise + d.comm)
     assert not d.network and d.experts_per_gpu == 32
     # at the constant efficiency (comm_efficiency given, no NCCL model) it is interconnect.moe's
     # pairwise AllToAll: 7 latencies, 7/8 of the bytes
@@ -46,11 +48,12 @@ def test_weights_replicated_part_and_the_gpus_share_of_touched_experts():
     b, ep = 256, 32
     d = serving.moe_decode_step_time(DSV3, "dgx-h100", b, 0, ep)
     touched = 1 - (1 - 8 / 256) ** (b * ep)
-    assert d.weights == pytest.approx(2 * (DSV3.params - ROUTED + 58 * 8 * touched * ONE) / 3.35e12)
+    assert d.weights == pytest.approx(2 * (DSV3.params - ROUTED + 58 * 8 * touched * ONE)
+                                      / serving.stream_bandwidth("dgx-h100"))
     assert d.kv == 0.0
     # MLA: each GPU reads its own sequences' latents, not split
     d2 = serving.moe_decode_step_time(DSV3, "dgx-h100", 4, 1000, ep)
-    assert d2.kv == pytest.approx(4 * 1000 * 61 * 576 * 2 / 3.35e12)
+    assert d2.kv == pytest.approx(4 * 1000 * 61 * 576 * 2 / serving.stream_bandwidth("dgx-h100"))
 
 
 def test_network_dispatch_one_copy_per_node():
@@ -73,7 +76,7 @@ def test_nvl72_keeps_wide_ep_on_nvlink_and_is_faster():
 
 def test_overlap_hides_the_alltoalls():
     a = serving.moe_decode_step_time(DSV3, "dgx-h100", 128, 4096, 64, fp8=True, overlap=True)
-    assert a.total == pytest.approx(max(a.weights + a.kv, a.compute, a.comm))
+    assert a.total == pytest.approx(max(a.weights + a.kv + a.elementwise, a.compute + a.elementwise, a.comm))
 
 
 @settings(max_examples=30, deadline=None)

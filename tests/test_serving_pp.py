@@ -30,7 +30,8 @@ def test_pp_decode_closed_form_inside_one_nvlink_domain():
     assert d.weights == pytest.approx(2 * L70.params / 2 / BW)
     assert d.kv == pytest.approx(b * c * 160 * KiB / 4 / BW)
     assert d.send == pytest.approx(4 * _nvlink(16 * 8192 * 2))
-    assert d.total == pytest.approx(max(d.weights + d.kv, d.compute) + d.comm + d.send)
+    assert d.elementwise == pytest.approx(b * serving.elementwise_bytes_per_token(L70, tp=2) / 4 / BW)
+    assert d.total == pytest.approx(max(d.weights + d.kv, d.compute) + d.elementwise + d.comm + d.send)
     one = serving.decode_step_time(L70, "dgx-h100", b, c, tp=2)
     assert d.kv == pytest.approx(one.kv / 4) and d.compute == pytest.approx(one.compute / 4)
 

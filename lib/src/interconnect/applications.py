@@ -6,14 +6,17 @@ contains, and states its assumptions plainly:
 
 * :func:`decode_step` -- one autoregressive decode step of a dense transformer split
   tensor-parallel over ``tp`` GPUs: reading the weights and the KV cache from HBM (at
-  small batch decoding is bound by memory bandwidth, Pope et al. 2022) plus ``2 l``
+  small batch decoding is bound by memory bandwidth, Pope et al. 2022) at the bandwidth a
+  streaming kernel reaches, :data:`interconnect.serving.STREAM_EFFICIENCY` of the peak (the
+  serving models' one constant, :func:`interconnect.serving.stream_bandwidth`), plus ``2 l``
   ring AllReduces of ``2 b h`` bytes (Shoeybi et al. 2019, sec. 3: two per layer, no
   backward pass in inference). The weight GEMMs' arithmetic, ``2 N b`` FLOPs per step,
   overlaps the weight reads (a roofline: they take the longer of the two), then attention
   reads the KV cache: :func:`interconnect.serving.decode_roofline`, the step of the
   serving models (:func:`interconnect.serving.decode_step_time`) with the model reduced to
-  ``N``, ``l`` and ``h``. The AllReduces do not overlap either, since each layer waits for
-  the one before.
+  ``N``, ``l`` and ``h`` and without its element-wise kernels
+  (:func:`interconnect.serving.elementwise_bytes_per_token`, small at small batch). The
+  AllReduces do not overlap either, since each layer waits for the one before.
 * :func:`halo_step` and :func:`halo_crossover` -- a 3-D stencil on a cubic subdomain of
   ``n^3`` cells per GPU: an update pass over the cells bound by HBM bandwidth, and a
   halo exchange of ``faces`` messages of ``n^2 * halo * bytes_per_cell`` bytes, sent
@@ -47,9 +50,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_count, as_nonnegative, as_positive, choice
+from ._validate import as_count, as_fraction, as_nonnegative, as_positive, choice
 from .collectives import collective_time
-from .serving.steps import decode_roofline
+from .serving.steps import STREAM_EFFICIENCY, decode_roofline
 from .units import GiB
 
 __all__ = ["DecodeStep", "decode_step", "HaloStep", "halo_step", "halo_crossover", "job_cost",
@@ -67,11 +70,12 @@ class DecodeStep:
     Attributes
     ----------
     weights : float or ndarray
-        Reading this GPU's share of the weights from HBM, ``bytes_per_param N / (tp B_mem)``.
+        Reading this GPU's share of the weights from HBM, ``bytes_per_param N / (tp e B_mem)``
+        (``e`` the ``stream_efficiency``).
     compute : float or ndarray
         The matrix arithmetic, ``2 N b / (tp peak)`` (0 when no ``peak_flops`` is given).
     kv : float or ndarray
-        Reading this GPU's share of the KV cache, ``kv_bytes / (tp B_mem)``.
+        Reading this GPU's share of the KV cache, ``kv_bytes / (tp e B_mem)``.
     comm : float or ndarray
         The ``2 l`` tensor-parallel AllReduces, one after another (0 when ``tp = 1``).
     total : float or ndarray
@@ -93,7 +97,8 @@ class DecodeStep:
 
 
 def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwidth, batch=1,
-                kv_bytes=0.0, bytes_per_param=2.0, act_bytes=2.0, algorithm="ring", peak_flops=None):
+                kv_bytes=0.0, bytes_per_param=2.0, act_bytes=2.0, algorithm="ring", peak_flops=None,
+                stream_efficiency=STREAM_EFFICIENCY):
     """Time of one tensor-parallel decode step of a dense transformer.
 
     Parameters
@@ -108,7 +113,7 @@ def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwid
         Per-direction link bandwidth of each GPU (bytes/s, > 0) and per-message latency
         (s, >= 0) of the link the TP group runs on.
     memory_bandwidth : float or array
-        HBM bandwidth per GPU, bytes/s, > 0.
+        HBM bandwidth per GPU (the datasheet's peak), bytes/s, > 0.
     batch : int or array
         Sequences decoded together, b >= 1.
     kv_bytes : float or array
@@ -123,6 +128,11 @@ def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwid
     peak_flops : float or array, optional
         FLOP/s each GPU reaches on the decode GEMMs (> 0); None (default) takes the
         arithmetic as free, which is right at small batch and optimistic at large.
+    stream_efficiency : float
+        Fraction of ``memory_bandwidth`` the weight and cache reads reach, (0, 1]; default
+        :data:`interconnect.serving.STREAM_EFFICIENCY` (0.686, DeepGEMM's small-M GEMMs on
+        Hopper), the value :func:`interconnect.serving.decode_step_time` reads at; 1 gives the
+        peak-bandwidth roofline.
 
     Returns
     -------
@@ -141,6 +151,8 @@ def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwid
     t = as_count("tp", tp)
     b = as_count("batch", batch)
     mem = as_positive("memory_bandwidth", memory_bandwidth, "bytes/s")
+    eff = as_fraction("stream_efficiency", stream_efficiency, 0.0, 1.0)
+    mem = np.asarray(mem, dtype=float) * eff
     kv = as_nonnegative("kv_bytes", kv_bytes, "bytes")
     bpp = as_positive("bytes_per_param", bytes_per_param, "bytes")
     ab = as_positive("act_bytes", act_bytes, "bytes")
@@ -358,7 +370,7 @@ def llama2_decode(model, tp, link, batch=1, context=4096, gpu="H100"):
     --------
     >>> d = llama2_decode("70B", 8, "nvlink4")
     >>> round(d.total * 1e3, 2)        # ms per token at batch 1, 4,096-token context
-    6.63
+    9.04
     """
     from .devices import get_gpu
     from .memory import kv_cache_bytes
@@ -457,7 +469,7 @@ def serve(tp, link, context=4096, batch=None, model="70B", memory_per_gpu=H100_U
     --------
     >>> b, d = serve(8, "nvlink4")
     >>> b, round(d.tokens_per_second)
-    (382, 11652)
+    (382, 9197)
     """
     from .memory import kv_cache_bytes
 

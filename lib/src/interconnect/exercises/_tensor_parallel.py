@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+from .. import applications as A
 from .. import collectives as C
 from .. import devices, links, memory, scenarios
 from .. import parallel as P
@@ -148,7 +149,10 @@ def _tp_ex_tp16():
 def _tp_ex_decode():
     h100 = devices.get_gpu("H100")
     n, layers = 2 * 12288, 96
-    weights_time = 2 * 175e9 / 8 / h100.memory_bandwidth
+    nv4 = links.get_link("nvlink4")
+    # the chapter's weight read: applications.decode_step, at the streaming bandwidth of serving.stream_bandwidth
+    weights_time = A.decode_step(175e9, layers, 12288, 8, nv4.bandwidth, nv4.latency, h100.memory_bandwidth).weights
+    at_peak = 2 * 175e9 / 8 / h100.memory_bandwidth
     a, b, _ = C.cost_terms("allreduce", 8, "ring")
     out = {}
     for key, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16")):
@@ -157,7 +161,9 @@ def _tp_ex_decode():
         two_step = 2 * layers * (2 * l.latency + b * n / l.bandwidth)
         out["share_" + key] = Answer(ring / (ring + weights_time), "1", mistakes={
             "divided by the weight-read time alone, not by the token's whole time": ring / weights_time,
-            "counted one AllReduce per layer, not two": (ring / 2) / (ring / 2 + weights_time)})
+            "counted one AllReduce per layer, not two": (ring / 2) / (ring / 2 + weights_time),
+            "read the weights at the HBM peak, not at the bandwidth a decode kernel reaches "
+            "(applications.decode_step's weights)": ring / (ring + at_peak)})
         if key == "nvlink4":
             out["saving_nvlink4"] = Answer(ring - two_step, "s", mistakes={
                 "gave the two-step time per token, not the saving": two_step,

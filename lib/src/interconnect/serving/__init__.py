@@ -39,6 +39,7 @@ The one-request decode model of the chapter "Applications"
 
 from .allreduce import (
     SMALL_ALGORITHMS,
+    TP_ALGORITHMS,
     allreduce_coefficients,
     allreduce_crossover,
     allreduce_small,
@@ -64,18 +65,21 @@ from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
 from .published import PublishedServing
 from .steps import (
+    STREAM_EFFICIENCY,
     DecodeTime,
     PrefillTime,
     as_machine,
     decode_roofline,
     decode_step_time,
+    elementwise_bytes_per_token,
     prefill_time,
     stream_bandwidth,
     weights_read,
 )
 from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
 
-__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover", "tp_allreduce_time",
+__all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover",
+           "tp_allreduce_time", "STREAM_EFFICIENCY", "elementwise_bytes_per_token",
            "KVCapacity",
            "kv_capacity", "kv_bytes_per_token", "kv_shards", "PrefillTime", "DecodeTime", "prefill_time",
            "stream_bandwidth", "decode_step_time", "weights_read", "as_machine", "ServingPoint", "continuous_batching",

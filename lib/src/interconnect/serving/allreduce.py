@@ -53,11 +53,15 @@ import math
 
 from .._validate import as_count, as_nonnegative, as_positive, choice
 
-__all__ = ["SMALL_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover",
+__all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover",
            "tp_allreduce_time"]
 
 #: The small-message AllReduce algorithms :func:`allreduce_small` costs.
 SMALL_ALGORITHMS = ("oneshot", "twoshot", "nvls", "ring")
+
+#: The ``algorithm`` values of :func:`tp_allreduce_time` (and of the step and batching models
+#: that call it): the fastest (``"auto"``), NCCL's own choice (``"nccl"``) or one pinned.
+TP_ALGORITHMS = ("auto", "nccl") + SMALL_ALGORITHMS
 
 
 def _link_terms(link, latency):
@@ -258,7 +262,7 @@ def tp_allreduce_time(cluster, nbytes, n, algorithm="auto"):
     >>> [round(tp_allreduce_time(h100, big, 8, a) * 1e6) for a in ("twoshot", "nvls", "auto")]
     [321, 333, 321]
     """
-    algorithm = choice("algorithm", algorithm, ("auto", "nccl") + SMALL_ALGORITHMS)
+    algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
     n = as_count("n", n)
     if n == 1:
         return 0.0

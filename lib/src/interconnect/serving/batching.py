@@ -7,23 +7,32 @@ one token for every running sequence while prefilling the prompts that have just
 
 * requests arrive at ``rate`` per second, each with ``prompt`` tokens and ``output`` tokens to
   generate; every arrival is served (the system is stable);
-* an iteration takes ``T``: a decode step of the running batch ``B``
-  (:func:`~interconnect.serving.decode_step_time`, context the batch's average
-  ``prompt + output / 2``) plus the prefills of the ``rate T`` prompts that arrived during
-  the previous one, each :func:`~interconnect.serving.prefill_time` ``P`` (mixed iterations
-  add prefill and decode work, they do not overlap);
+* an iteration takes ``T``: one forward pass over the decode tokens of the running batch ``B``
+  (context the batch's average ``prompt + output / 2``) and the ``n = rate T`` prompts that
+  arrived during the previous one. Orca's *selective batching*: the linear layers run on all
+  ``B + n prompt`` tokens together, one GEMM per weight matrix that reads the weights once, so
+  ``max(weights, GEMM FLOPs)``; attention runs per sequence (the decodes over their cache, each
+  prompt causally over itself, writing its cache); the element-wise kernels and the AllReduces
+  see every token (``_mixed`` in :mod:`~interconnect.serving.steps`, with ``n = 0`` the
+  :func:`~interconnect.serving.decode_step_time` step ``D(B)``). TensorRT-LLM's in-flight
+  batching and vLLM schedule context and generation requests into the same iteration this way.
+  Prompts join whole: with a mean of ``n`` per iteration (fractional in the fluid model), the
+  iterations hold ``floor(n)`` or ``floor(n) + 1`` of them in the proportions that give the
+  mean (arrivals at a steady rate), so the mean iteration interpolates between the two; a
+  prompt's GEMM work hides under the weight read only where a whole prompt fits under it.
+  With pipeline stages (``pp > 1``) each prompt instead occupies the pipeline for ``P / pp`` of
+  its prefill latency ``P`` (:func:`~interconnect.serving.prefill_time`), added to the step;
 * Little's law: a sequence stays ``output`` iterations, so ``B = rate * output * T``.
 
-Hence ``T = D(rate * output * T) / (1 - rate P)``; its smallest solution is the operating point
+Hence ``T = iteration(rate output T, rate T)``; its smallest solution is the operating point
 (the one a fixed-point iteration from ``B = 0`` reaches), found on a grid and refined by
-bisection. The time per output
-token is ``TPOT = T``; the time to first token is ``TTFT = T / 2 + D(B) + P``: half an
-iteration's wait for the next iteration boundary, then the iteration that prefills the
-prompt (with the running batch's decode) and emits its first token. The output throughput
+bisection. The time per output token is ``TPOT = T``; the time to first token is
+``TTFT = T / 2 + iteration(B, max(1, B / output))``: half an iteration's wait for the next
+iteration boundary, then the iteration that prefills the prompt (with the running batch's
+decode and the other prompts that join it) and emits its first token. The output throughput
 is ``rate * output``.
 
-It is stable while ``rate P < 1`` (prefill alone saturates the GPUs otherwise), the fixed
-point exists, and the running batch fits the paged cache of
+It is stable while the fixed point exists and the running batch fits the paged cache of
 :func:`~interconnect.serving.kv_capacity` (preemption and swapping are not modelled). What a
 running sequence holds of the cache depends on the engine's **admission** rule:
 
@@ -56,14 +65,15 @@ NVIDIA TensorRT-LLM, ``docs/source/performance/performance-tuning-guide/useful-r
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validate import as_count, as_fraction, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS
+from .allreduce import TP_ALGORITHMS
 from .kv import kv_capacity
-from .steps import _check_pp, _check_tp, _decode, _fp8, _send_terms, as_machine, prefill_time
+from .steps import _check_pp, _check_tp, _decode, _fp8, _mixed, _send_terms, as_machine, prefill_time
 
 __all__ = ["ServingPoint", "continuous_batching", "sustainable_rate", "ADMISSIONS"]
 
@@ -89,7 +99,7 @@ class ServingPoint:
     prefill : float
         Prefill of one prompt alone, seconds.
     prefill_share : float
-        Share of the GPUs' time spent prefilling, ``rate * prefill / pp``.
+        Share of an iteration the joining prompts add to the decode step, ``1 - D(batch) / tpot``.
     throughput : float
         Output tokens per second, ``rate * output``.
     kv_tokens : float
@@ -133,7 +143,7 @@ class _Setup:
         self.prompt, self.output = as_count("prompt", prompt), as_count("output", output)
         self.fp8 = _fp8(fp8)
         self.kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
-        self.algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+        self.algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
         as_fraction("reserve", reserve, 0.0, 1.0, low_open=False)
         self.prefill = prefill_time(model, machine, self.prompt, self.tp, self.fp8, kv_bytes=self.kv_bytes,
                                     algorithm=self.algorithm, pp=self.pp).total
@@ -145,27 +155,67 @@ class _Setup:
         held = self.context if choice("admission", admission, ADMISSIONS) == "on-demand" else self.prompt + self.output
         self.max_batch = self.capacity / held
 
+    #: Whether prompts join the iterations (False: a decode-only instance of a disaggregated system).
+    prefills = True
+
     def decode(self, batch):
+        """The decode step of a running batch, no prompt joining."""
         return _decode(self.model, self.cl, self.tp, batch, self.context, self.fp8, self.kv_bytes, 2.0,
                        self.algorithm, self.pp, self.pp, self.send).total
+
+    def iteration(self, batch, prompts):
+        """One iteration with ``batch`` running sequences and ``prompts`` prompts joining.
+
+        At ``pp = 1`` the prompts are batched with the decodes into one forward pass
+        (:func:`~interconnect.serving.steps._mixed`: the weights read once for all tokens); with
+        pipeline stages each prompt occupies the pipeline for ``P / pp`` of its prefill latency
+        ``P``, added to the decode step.
+        """
+        if not self.prefills or prompts <= 0.0:
+            return self.decode(batch)
+        if self.pp > 1:
+            return self.decode(batch) + prompts * self.prefill / self.pp
+        # prompts join whole: a mean of n per iteration is floor(n) or floor(n) + 1 of them, in the
+        # proportions that give the mean
+        whole = math.floor(prompts)
+        frac = prompts - whole
+        low = self._with(batch, whole) if whole else self.decode(batch)
+        return low if frac == 0.0 else (1.0 - frac) * low + frac * self._with(batch, whole + 1)
+
+    def _with(self, batch, prompts):
+        return _mixed(self.model, self.cl, self.tp, batch, self.context, float(prompts), self.prompt, self.fp8,
+                      self.kv_bytes, 2.0, self.algorithm)
+
+    def ttft(self, t, batch):
+        """Time to first token at the operating point (iteration ``t``, running batch ``batch``):
+        half an iteration's wait for the next boundary, then the iteration that prefills the prompt
+        with the running batch (and the ``batch / output`` other prompts that join it, at least
+        this one)."""
+        return t / 2.0 + self.iteration(batch, max(1.0, batch / self.output))
+
+    def at_batch(self, batch):
+        """(rate, iteration, TTFT) of the operating point whose running batch is ``batch``: by
+        Little's law ``batch / output`` prompts join each iteration, so
+        ``T = iteration(batch, batch / output)`` and the rate is ``batch / (output T)``."""
+        t = self.iteration(batch, batch / self.output)
+        return batch / (self.output * t), t, self.ttft(t, batch)
 
     def solve(self, rate, grid=64, rtol=1e-12):
         """(T, B) of the operating point, or None where the rate is not sustainable.
 
-        The smallest T >= T0 = D(0) / (1 - rho) with ``g(T) = T (1 - rho) - D(rate output T) >= 0``
-        (below it the fixed-point map stays above the diagonal, so g < 0): the first point of a
-        geometric grid up to the capacity's T_max where g >= 0, then bisection.
+        The smallest ``T >= T0 = iteration(0, 0)`` with ``g(T) = T - iteration(rate output T,
+        rate T) >= 0`` (below it the fixed-point map stays above the diagonal, so g < 0): the
+        first point of a geometric grid up to the capacity's ``T_max`` where g >= 0, then bisection.
         """
-        rho = rate * self.prefill / self.pp
-        if rho >= 1.0:
+        if self.prefills and self.pp > 1 and rate * self.prefill / self.pp >= 1.0:
             return None
-        lo = self.decode(0.0) / (1.0 - rho)
+        lo = self.decode(0.0)
         t_max = self.max_batch / (rate * self.output)
         if lo > t_max:
             return None
 
         def g(t):
-            return t * (1.0 - rho) - self.decode(rate * self.output * t)
+            return t - self.iteration(rate * self.output * t, rate * t)
 
         if g(lo) >= 0:
             return lo, rate * self.output * lo
@@ -183,16 +233,14 @@ class _Setup:
         return hi, rate * self.output * hi
 
     def sustainable(self):
-        """The rate whose operating point fills the cache: ``r(B_max)``.
+        """The rate whose operating point fills the cache: ``r(B_max)`` of :meth:`at_batch`.
 
-        A running batch ``B`` is the operating point of ``r(B) = B / (output D(B) + B P / pp)``
-        (from ``T (1 - r P / pp) = D(B)`` and ``B = r output T``); ``D(B) / B`` falls with
-        ``B`` (each term of the step is affine or concave with a non-negative intercept), so
-        ``r`` rises with ``B``, and the largest sustainable rate is that of the largest batch
-        the cache holds (``r P / pp < 1`` holds at every ``B``).
+        ``iteration(B, B / output) / B`` falls with ``B`` (each term is affine or concave in the
+        tokens with a non-negative intercept), so ``r(B) = B / (output iteration(B, B / output))``
+        rises with ``B``, and the largest sustainable rate is that of the largest batch the cache
+        holds.
         """
-        b = self.max_batch
-        return b / (self.output * self.decode(b) + b * self.prefill / self.pp)
+        return self.at_batch(self.max_batch)[0]
 
 
 def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_bytes=2, block_tokens=16,
@@ -225,7 +273,8 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     pp : int
         Pipeline stages of the replica (``tp * pp`` GPUs): decode in ``pp`` microbatches
         (:func:`~interconnect.serving.decode_step_time`), and a prompt occupies the pipeline
-        for ``P / pp`` of its prefill latency ``P``.
+        for ``P / pp`` of its prefill latency ``P`` (at ``pp = 1`` the prompts join the
+        iteration's forward pass).
     admission : str
         One of :data:`ADMISSIONS`: ``"on-demand"`` (vLLM) or ``"reserve"`` (TensorRT-LLM's
         ``GUARANTEED_NO_EVICT``: each running sequence holds blocks for ``prompt + output``).
@@ -243,12 +292,12 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     Examples
     --------
     Llama 3 70B on 8 H100, prompts of 1,024 tokens and 256 generated: at 2 requests per
-    second the running batch is 4, each token takes 9 ms, the first 48 ms:
+    second the running batch is 4.4, each token takes 9 ms, the first 46 ms:
 
     >>> from interconnect.catalog import models
     >>> s = continuous_batching(models.get("llama3-70b"), "dgx-h100", 8, 2.0, 1024, 256)
     >>> round(s.batch, 1), round(s.tpot * 1e3, 1), round(s.ttft * 1e3), round(s.throughput)
-    (4.4, 8.6, 48, 512)
+    (4.4, 8.6, 46, 512)
     """
     st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp,
                 admission)
@@ -258,9 +307,9 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
         raise ValueError(f"rate={lam:g} is not sustainable; allowed 0 < rate < {st.sustainable():.4g} requests/s "
                          f"(prefill {st.prefill * 1e3:.3g} ms, KV capacity {st.capacity} tokens)")
     t, b = sol
-    ttft = t / 2.0 + st.decode(b) + st.prefill
+    ttft = st.ttft(t, b)
     return ServingPoint(rate=lam, batch=b, tpot=t, ttft=ttft, prefill=st.prefill,
-                        prefill_share=lam * st.prefill / st.pp,
+                        prefill_share=1.0 - st.decode(b) / t,
                         throughput=lam * st.output, kv_tokens=b * st.context, kv_capacity=st.capacity)
 
 
@@ -268,8 +317,9 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
                      algorithm="auto", gpu=None, pp=1, admission="on-demand"):
     """Largest arrival rate :func:`continuous_batching` sustains (requests per second).
 
-    The rate whose steady state fills the paged cache, ``B_max / (output D(B_max) + B_max P / pp)``
-    with ``B_max = capacity / (prompt + output / 2)`` (``capacity / (prompt + output)`` with
+    The rate whose steady state fills the paged cache, ``B_max / (output T(B_max))`` with
+    ``T(B) = iteration(B, B / output)`` (the running batch's decode with the ``B / output`` prompts
+    that join each iteration) and ``B_max = capacity / (prompt + output / 2)`` (``capacity / (prompt + output)`` with
     ``admission="reserve"``): the rate rises with the running batch, so the largest batch gives
     the largest rate. Arguments as :func:`continuous_batching`.
 
@@ -281,7 +331,7 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     --------
     >>> from interconnect.catalog import models
     >>> round(sustainable_rate(models.get("llama3-70b"), "dgx-h100", 8, 1024, 256), 1)
-    20.2
+    17.7
 
     Where the cache binds, reserving each request's whole length at admission (TensorRT-LLM)
     caps the batch, and the output rate, lower: Llama 3.1 405B in FP8 on 8 H100, prompts of 128
@@ -289,7 +339,7 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
 
     >>> m = models.get("llama3-405b")
     >>> [round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission=a) * 4096) for a in ADMISSIONS]
-    [4439, 2972]
+    [4042, 2790]
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
                   gpu, pp, admission).sustainable()

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 
 from .._validate import as_count, as_positive, choice
 from ._paths import KV_PATHS, _path, _transfer
-from .allreduce import SMALL_ALGORITHMS
+from .allreduce import TP_ALGORITHMS
 from .batching import _Setup
 from .kv import kv_bytes_per_token
 from .steps import _check_tp, _fp8, as_machine, prefill_time
@@ -261,12 +261,12 @@ def _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, rese
 
 def _decode_point(st, rate):
     """(TPOT, batch) of a decode-only instance (no prefill stalls), or None if not sustainable."""
-    saved = st.prefill
-    st.prefill = 0.0
+    saved = st.prefills
+    st.prefills = False
     try:
         return st.solve(rate)
     finally:
-        st.prefill = saved
+        st.prefills = saved
 
 
 def _md1_wait(rate, p):
@@ -308,7 +308,7 @@ def colocated(model, machine, rate, prompt, output, tp=8, replicas=1, fp8=False,
     >>> from interconnect.catalog import models
     >>> c = colocated(models.get("llama3-70b"), "dgx-h100", 4.0, 1024, 256, tp=8)
     >>> c.label(), round(c.ttft * 1e3), round(c.tpot * 1e3, 1)
-    ('colocated 1 x tp=8', 48, 9.5)
+    ('colocated 1 x tp=8', 47, 9.6)
     """
     from .batching import continuous_batching
 
@@ -364,12 +364,12 @@ def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=
     Examples
     --------
     The colocated example's load on one prefill and one decode instance of 8 H100 each: the
-    first token comes 10 ms sooner and each next token 1.4 ms sooner, on twice the GPUs:
+    first token comes 1 ms sooner and each next token 1.4 ms sooner, on twice the GPUs:
 
     >>> from interconnect.catalog import models
     >>> d = disaggregated(models.get("llama3-70b"), "dgx-h100", 4.0, 1024, 256)
     >>> d.gpus, round(d.ttft * 1e3), round(d.tpot * 1e3, 1), round(d.kv_transfer * 1e6)
-    (16, 38, 8.1, 13)
+    (16, 46, 8.2, 13)
     """
     lam = float(as_positive("rate", rate, "requests/s"))
     np_, nd = as_count("prefill_replicas", prefill_replicas), as_count("decode_replicas", decode_replicas)
@@ -377,7 +377,7 @@ def disaggregated(model, machine, rate, prompt, output, prefill_tp=8, decode_tp=
     ptp, dtp = _check_tp(model, cl, prefill_tp), _check_tp(model, cl, decode_tp)
     s = as_count("prompt", prompt)
     p = prefill_time(model, cl, s, ptp, _fp8(fp8), kv_bytes=kv_bytes,
-                     algorithm=choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)).total
+                     algorithm=choice("algorithm", algorithm, TP_ALGORITHMS)).total
     wait = _md1_wait(lam / np_, p)
     if wait is None:
         raise ValueError(f"rate={lam:g} is not sustainable by {np_} prefill instance(s); allowed 0 < rate < "

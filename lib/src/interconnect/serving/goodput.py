@@ -54,7 +54,7 @@ def prefill_goodput(model, machine, prompt, ttft_slo, tp=8, kv_seconds=0.0, fp8=
     --------
     >>> from interconnect.catalog import models
     >>> round(prefill_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 0.2), 1)
-    25.6
+    21.1
     """
     slo = _slo("ttft_slo", ttft_slo)
     p = prefill_time(model, machine, prompt, tp, fp8, kv_bytes=kv_bytes, algorithm=algorithm).total
@@ -88,13 +88,13 @@ def _decode_goodput(st, tpot_slo, rtol=1e-9):
     ``r`` rises with ``B`` and the goodput is ``r(B*)`` at the largest ``B*`` within the
     capacity with ``D(B*) <= tpot_slo``.
     """
-    saved = st.prefill
-    st.prefill = 0.0
+    saved = st.prefills
+    st.prefills = False
     try:
         b = _largest_batch(lambda x: st.decode(x) <= tpot_slo, st.max_batch, rtol)
         return 0.0 if b <= 0 else b / (st.output * st.decode(b))
     finally:
-        st.prefill = saved
+        st.prefills = saved
 
 
 def decode_goodput(model, machine, prompt, output, tpot_slo, tp=8, fp8=False, kv_bytes=2, block_tokens=16,
@@ -114,7 +114,7 @@ def decode_goodput(model, machine, prompt, output, tpot_slo, tp=8, fp8=False, kv
     --------
     >>> from interconnect.catalog import models
     >>> round(decode_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 256, 0.05), 1)
-    70.9
+    63.5
     """
     slo = _slo("tpot_slo", tpot_slo)
     st = _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
@@ -126,17 +126,14 @@ def _colocated_ok(st, rate, ttft_slo, tpot_slo):
     if sol is None:
         return False
     t, b = sol
-    return t <= tpot_slo and t / 2.0 + st.decode(b) + st.prefill <= ttft_slo
+    return t <= tpot_slo and st.ttft(t, b) <= ttft_slo
 
 
 def _colocated_at(st, b):
-    """(rate, TPOT, TTFT) of the colocated operating point with running batch ``b``:
-    ``T (1 - r P / pp) = D(b)`` and ``b = r output T`` give ``r = b / (output D(b) + b P / pp)``,
-    ``T = D(b) + b P / (pp output)``, TTFT ``= T / 2 + D(b) + P``."""
-    d = st.decode(b)
-    occ = st.prefill / st.pp
-    t = d + b * occ / st.output
-    return b / (st.output * d + b * occ), t, t / 2.0 + d + st.prefill
+    """(rate, TPOT, TTFT) of the colocated operating point with running batch ``b``: by Little's
+    law ``b / output`` prompts join each iteration, ``T = iteration(b, b / output)``,
+    ``r = b / (output T)`` (``_Setup.at_batch``)."""
+    return st.at_batch(b)
 
 
 def _colocated_goodput(st, ttft_slo, tpot_slo, rtol=1e-9):
@@ -164,7 +161,7 @@ def colocated_goodput(model, machine, prompt, output, ttft_slo, tpot_slo, tp=8, 
     --------
     >>> from interconnect.catalog import models
     >>> round(colocated_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 256, 0.2, 0.05), 1)
-    19.3
+    17.2
     """
     t_slo, d_slo = _slo("ttft_slo", ttft_slo), _slo("tpot_slo", tpot_slo)
     st = _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
@@ -230,14 +227,14 @@ def disagg_pays(model, machine, prompt, output, ttft_slo, tpot_slo, link="rdma",
     --------
     Llama 3 70B on DGX H100 with prompts of 1,024 and answers of 256 tokens: under a tight
     TPOT objective (20 ms) the prefill stalls in every iteration hold the colocated replica back, and
-    splitting the phases serves 1.42 times the requests per GPU; with a loose one (100 ms)
+    splitting the phases serves 1.24 times the requests per GPU; with a loose one (100 ms)
     the colocated replica wins:
 
     >>> from interconnect.catalog import models
     >>> m = models.get("llama3-70b")
     >>> v = disagg_pays(m, "dgx-h100", 1024, 256, 0.5, 0.02)
     >>> v.pays, round(v.disaggregated_per_gpu / v.colocated_per_gpu, 2)
-    (True, 1.42)
+    (True, 1.24)
     >>> disagg_pays(m, "dgx-h100", 1024, 256, 0.5, 0.1).pays
     False
     """

@@ -12,7 +12,10 @@ One step on one GPU (:func:`moe_decode_step_time`), as the roofline of
 
 * **weights**: the replicated part read whole, plus of its ``E / ep`` routed experts those the
   step's ``ep * batch`` tokens touch, ``1 - (1 - k/E)^(ep batch)`` of them (uniform routing);
-* **kv**: its own sequences' cache (MLA latent: not split);
+* **kv**: its own sequences' cache (MLA latent: not split); both reads at
+  :func:`~interconnect.serving.stream_bandwidth`, the HBM bandwidth a decode step's kernels
+  reach (:data:`~interconnect.serving.STREAM_EFFICIENCY` of the peak), as in
+  :func:`~interconnect.serving.decode_step_time`;
 * **compute**: ``batch`` tokens' matmuls (each token's ``k`` experts run somewhere; balanced,
   every GPU computes ``batch k`` expert assignments) and attention over the context;
 * **dispatch and combine** of each of the ``L_moe`` MoE layers, each an AllToAll priced by
@@ -25,10 +28,10 @@ One step on one GPU (:func:`moe_decode_step_time`), as the roofline of
   node-limited with ``node_limit``) as an AllToAll among the ``N`` same-index GPUs, one NIC
   each, its NVLink forward inside the node overlapped (the longer of the two counts).
 
-``total = max(weights, linear) + max(kv, attention) + L_moe (dispatch + combine)`` (the
-per-kernel roofline of :func:`~interconnect.serving.decode_step_time`); with ``overlap=True``
-(DeepSeek's two micro-batches, one computing while the other communicates) the AllToAlls
-overlap the rest: ``max(max(weights, linear) + max(kv, attention), L_moe (dispatch + combine))``.
+``total = max(weights, linear) + max(kv, attention) + elementwise + L_moe (dispatch + combine)``
+(the per-kernel roofline of :func:`~interconnect.serving.decode_step_time`, with its element-wise
+kernels); with ``overlap=True`` (DeepSeek's two micro-batches, one computing while the other
+communicates) the AllToAlls overlap the rest: ``max(body, L_moe (dispatch + combine))``.
 
 Not modelled: load imbalance beyond ``imbalance`` (the max/mean of the ranks' loads, which
 scales the AllToAlls), redundant experts, the MTP module, prefill.
@@ -47,7 +50,16 @@ from dataclasses import dataclass
 
 from .._validate import as_count, as_positive
 from .kv import kv_bytes_per_token
-from .steps import _attention_per_context, _flops, _fp8, _rates, as_machine
+from .steps import (
+    _attention_per_context,
+    _elementwise,
+    _flops,
+    _fp8,
+    _rates,
+    as_machine,
+    decode_roofline,
+    stream_bandwidth,
+)
 
 __all__ = ["MoEDecodeTime", "moe_decode_step_time"]
 
@@ -59,8 +71,9 @@ class MoEDecodeTime:
     Attributes
     ----------
     weights, kv, compute : float
-        HBM reads of the weights the step uses and of the GPU's sequences' cache; the
-        matmuls and attention at the GPU's measured rates.
+        HBM reads of the weights the step uses and of the GPU's sequences' cache (at
+        :func:`~interconnect.serving.stream_bandwidth`); the matmuls and attention at the
+        GPU's measured rates.
     dispatch, combine : float
         One MoE layer's dispatch and combine AllToAll.
     comm : float
@@ -77,6 +90,9 @@ class MoEDecodeTime:
         The EP group spans more than one NVLink domain.
     experts_per_gpu : int
         Routed experts per GPU per MoE layer, ``E / ep``.
+    elementwise : float
+        The element-wise kernels of its ``batch`` tokens
+        (:func:`~interconnect.serving.elementwise_bytes_per_token`, ``tp = 1``).
     """
 
     weights: float
@@ -91,6 +107,7 @@ class MoEDecodeTime:
     memory_bound: bool
     network: bool
     experts_per_gpu: int
+    elementwise: float = 0.0
 
 
 def _expert_params(model):
@@ -146,9 +163,9 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     >>> ib = moe_decode_step_time(m, "dgx-h100", 128, 4096, 64, fp8=True, node_limit=4)
     >>> nvl = moe_decode_step_time(m, "gb200-nvl72", 128, 4096, 64, fp8=True)
     >>> ib.network, round(ib.total * 1e3, 1), round(ib.comm / ib.total, 2)
-    (True, 32.3, 0.41)
+    (True, 44.7, 0.29)
     >>> nvl.network, round(nvl.total * 1e3, 1), round(nvl.comm / nvl.total, 2)
-    (False, 11.1, 0.28)
+    (False, 16.3, 0.19)
     """
     from .. import moe as _moe
 
@@ -186,8 +203,9 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     one = _expert_params(model)
     routed = model.moe_layers * e * one
     touched = 1.0 - (1.0 - k / e) ** (b * ep)
-    weights = wbytes * ((model.params - routed) + model.moe_layers * (e / ep) * touched * one) / cl.memory_bandwidth
-    kv = b * c * kv_bytes_per_token(model, 1, 1, kvb) / cl.memory_bandwidth
+    bw = stream_bandwidth(cl)      # the HBM bandwidth a decode step's kernels reach, as in decode_step_time
+    weights = wbytes * ((model.params - routed) + model.moe_layers * (e / ep) * touched * one) / bw
+    kv = b * c * kv_bytes_per_token(model, 1, 1, kvb) / bw
     gemm, attn = _rates(cl, fp8)
     terms = _flops(model)
     linear = b * (terms["matmul"] + terms["logits"]) / gemm
@@ -212,8 +230,10 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     if network:
         dispatch, combine = max(dispatch, net(db)), max(combine, net(cb))
     comm = model.moe_layers * (dispatch + combine)
-    body = max(weights, linear) + max(kv, attention)
+    elementwise = b * _elementwise(model, 1, fp8) / bw     # its own tokens' norms, casts, ... as decode_step_time
+    body = decode_roofline(weights, kv, linear, attention) + elementwise
     total = max(body, comm) if overlap else body + comm
     return MoEDecodeTime(weights=weights, kv=kv, compute=compute, dispatch=dispatch, combine=combine, comm=comm,
                          total=total, tokens_per_second=ep * b / total, tokens_per_second_per_gpu=b / total,
-                         memory_bound=weights + kv >= compute, network=network, experts_per_gpu=e // ep)
+                         memory_bound=weights + kv >= compute, network=network, experts_per_gpu=e // ep,
+                         elementwise=elementwise)

@@ -158,7 +158,7 @@ def _colocated(model, name, cl, rate, prompt, output, t_slo, d_slo, tp, pp, fp8,
         n += 1
         sol = st.solve(rate / n)
     t, b = sol
-    ttft = t / 2 + st.decode(b) + st.prefill
+    ttft = st.ttft(t, b)
     gpus = n * tp * pp
     return ServingOption(machine=name, kind="colocated", prefill_tp=tp, prefill_replicas=n, decode_tp=tp,
                          decode_pp=pp, decode_ep=1, decode_replicas=n, pp=pp, gpus=gpus,
@@ -259,8 +259,8 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
     ('dgx-h100 disaggregated 3 x (tp=2) prefill + 1 x (tp=4) decode', 10)
     >>> print(p.why)    # doctest: +NORMALIZE_WHITESPACE
     The best colocated layout, dgx-h100 colocated 3 x (tp=4), needs 12 GPUs against 10: one replica
-    serves 6.98 requests/s before its TPOT objective breaks; the winner's prefill instances serve
-    9.24 and its decode instances 36.4 each.
+    serves 7.26 requests/s before its TPOT objective breaks; the winner's prefill instances serve
+    8.07 and its decode instances 31.4 each.
     """
     from ..parallel.machines import MACHINES
     from .kv import kv_capacity

@@ -29,6 +29,14 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   KV head) each KV head is read once per query head, ``kv_reads="per-query-head"``
   (:func:`~interconnect.serving.kv_read_factor`); the XQA kernel that reads it once per group
   came with v0.8 (TensorRT-LLM's XQA blog: 2.4 times the Llama 2 70B throughput at 128/2048).
+  The tensor-parallel AllReduce is NCCL's, ``allreduce="nccl"``: the build commands of the
+  same page do not pass ``--use_custom_all_reduce``, which ``examples/llama/build.py`` at that
+  commit (``nvidia-trtllm-llama-build-2023``) defines as ``store_true`` ("Activates
+  latency-optimized algorithm for all-reduce instead of NCCL"), so it is off. The first-token
+  rows time the whole ``GptSession::generate`` call of ``gptSessionBenchmark``
+  (``nvidia-trtllm-gptsessionbenchmark``) at batch 1 and one output token (``--input_output_len
+  "<isl>,1"``, no CUDA graphs): the context phase and the sampling of its token, no queueing,
+  no tokenizer, no HTTP.
 """
 
 from __future__ import annotations
@@ -78,6 +86,10 @@ class PublishedServing:
         :data:`~interconnect.serving.ADMISSIONS` (maximum-load rows).
     kv_reads : str
         How its decode attention reads a GQA cache, one of :data:`~interconnect.serving.KV_READS`.
+    allreduce : str
+        The engine's tensor-parallel AllReduce, an ``algorithm`` of
+        :func:`~interconnect.serving.tp_allreduce_time`: ``"auto"`` (custom one-/two-shot kernels
+        with an NCCL fallback) or ``"nccl"`` (NCCL only).
     """
 
     source: str
@@ -96,6 +108,7 @@ class PublishedServing:
     value: float
     admission: str = "on-demand"
     kv_reads: str = "per-kv-head"
+    allreduce: str = "auto"
 
 
 _OV = "Throughput Measurements (H100 SXM and H200 SXM, FP8)"
@@ -113,14 +126,15 @@ def _ov(model, name, machine, tp, isl, osl, value):
 def _static(model, name, tp, batch, isl, osl, value):
     return PublishedServing("nvidia-trtllm-performance-2023", "Peak Throughput, H100 GPUs (FP8), v0.6.1", model, name,
                             "dgx-h100", tp, "fp8", 1.0, isl, osl, batch, "static", "output_tokens_per_s_per_gpu",
-                            float(value), kv_reads="per-query-head")
+                            float(value), kv_reads="per-query-head", allreduce="nccl")
 
 
 def _first(model, name, machine, tp, isl, ms):
     fp8 = machine == "dgx-h100"
     where = "Low Latency, " + ("H100 GPUs (FP8)" if fp8 else "A100 GPUs (FP16)") + ", v0.5"
     return PublishedServing("nvidia-trtllm-performance-2023", where, model, name, machine, tp, "fp8" if fp8 else "fp16",
-                            1.0 if fp8 else 2.0, isl, 1, 1, "first-token", "ttft_s", ms * 1e-3)
+                            1.0 if fp8 else 2.0, isl, 1, 1, "first-token", "ttft_s", ms * 1e-3,
+                            allreduce="nccl")
 
 
 #: Every published row, in source order.

@@ -16,7 +16,8 @@
   other (they are separate kernels and each waits for the one before, so a GEMM bound by
   its FLOPs does not hide an attention bound by its HBM reads). At batch 1 both are memory
   bound and the step is ``(weights + KV) / bandwidth``, the roofline of
-  :func:`interconnect.applications.decode_step`. The weights are those an MoE step actually
+  :func:`interconnect.applications.decode_step` (which leaves out the element-wise kernels
+  below, a few per cent of a small batch's step). The weights are those an MoE step actually
   reads (the experts its ``b`` tokens touch), FP8 weights and peak where asked, and the KV
   cache split as :func:`~interconnect.serving.kv_shards`.
 * **Bandwidth** that those reads reach is :func:`stream_bandwidth`, not the HBM peak: the
@@ -24,6 +25,17 @@
   operands, and the best published FP8 GEMMs of 64 and 128 rows reach a median 69 % of an
   H800's HBM bandwidth (DeepGEMM's table, :data:`DEEPGEMM_SMALL_M_BANDWIDTH`); the prefill's
   weight and cache traffic is read at the same rate.
+
+**Element-wise kernels** (norms, residual adds, RoPE, the SwiGLU product, the FP8 casts of the
+GEMM inputs) are bound by HBM traffic, not FLOPs, in both phases: each token writes every
+activation tensor of a layer once and the next kernel reads it, twice the bytes the training
+model stores per token (:func:`interconnect.memory.layer_activation_bytes`, Korthikanti et al.
+2022, with fused attention and no dropout: the accounting of the training step's
+:func:`~interconnect.parallel.compute.elementwise_time`), plus with FP8
+:data:`FP8_CAST_BYTES` per element of each linear layer's input, all read at
+:func:`stream_bandwidth` (:func:`elementwise_bytes_per_token`). Counted as separate kernels, as
+Megatron-Core runs them; an engine that fuses a norm or a cast into its neighbour moves fewer
+bytes, so this term is an upper estimate.
 
 Both add ``2 l`` tensor-parallel AllReduces of ``tokens * hidden * act_bytes`` bytes (two per
 layer, Shoeybi et al. 2019, not overlapped: each layer waits for the one before), costed by
@@ -52,12 +64,14 @@ balanced (the embedding and logits spread like the layers).
 Assumptions: weights in BF16 (``fp8=False``) or FP8 (``fp8=True``, 1 byte each and the FP8
 GEMM ceiling); attention always in BF16; routing of MoE tokens uniform and independent (so
 ``b`` tokens touch ``E (1 - (1 - k/E)^b)`` of ``E`` routed experts); no expert parallelism
-(all experts on every TP rank, split like the dense MLP); norms, activations and sampling
-free; MLA decode counted as standard attention over the decompressed heads.
+(all experts on every TP rank, split like the dense MLP); element-wise kernels unfused (above);
+sampling free; MLA decode counted as standard attention over the decompressed heads.
 
 References
 ----------
 R. Pope et al., "Efficiently Scaling Transformer Inference", MLSys 2023 (arXiv:2211.05102).
+V. Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models",
+arXiv:2205.05198, sec. 4.1 (the activations of a layer, element by element).
 T. Dao, "FlashAttention-2", ICLR 2024; J. Shah et al., "FlashAttention-3", NeurIPS 2024
 (the causal mask halves the work).
 M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, sec. 3.
@@ -74,11 +88,12 @@ from functools import lru_cache
 import numpy as np
 
 from .._validate import as_count, as_positive, choice
-from .allreduce import SMALL_ALGORITHMS, tp_allreduce_time
+from .allreduce import TP_ALGORITHMS, tp_allreduce_time
 from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine",
-           "decode_roofline", "stream_bandwidth", "STREAM_EFFICIENCY", "DEEPGEMM_SMALL_M_BANDWIDTH"]
+           "decode_roofline", "stream_bandwidth", "STREAM_EFFICIENCY", "DEEPGEMM_SMALL_M_BANDWIDTH",
+           "elementwise_bytes_per_token", "FP8_CAST_BYTES"]
 
 
 def as_machine(machine):
@@ -282,6 +297,73 @@ def _attention_per_context(model):
     return 2.0 * model.layers * model.heads * (model.d_qk + model.d_v)
 
 
+#: HBM bytes per element of an inference FP8 cast of a GEMM input: the 16-bit tensor read (2) and
+#: its FP8 copy written (1). Inference quantises with static scales (no amax pass) and needs no
+#: transposed copy for a backward pass, unlike the training cast
+#: (:data:`~interconnect.parallel.compute.FP8_CAST_BYTES_PER_ELEMENT`, 6).
+FP8_CAST_BYTES = 3.0
+
+
+def elementwise_bytes_per_token(model, tp=1, fp8=False):
+    """HBM bytes the element-wise kernels of a forward pass move per token on one GPU of a TP group.
+
+    ``layers x (2 A + c K)``: ``A`` the bytes of activations one layer stores per token
+    (:func:`interconnect.memory.layer_activation_bytes` for one token, fused attention, no
+    dropout; MoE layers with their ``top_k`` experts), each written once and read once by the
+    next kernel, as the training step counts its forward pass
+    (:func:`~interconnect.parallel.compute.elementwise_time`); with ``fp8``, ``c`` =
+    :data:`FP8_CAST_BYTES` per element of the ``K`` inputs of the layer's linear GEMMs
+    (:func:`~interconnect.parallel.gemm.layer_gemms`). Unfused kernels: an upper estimate.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    tp : int
+        Tensor-parallel degree, >= 1 (the replicated norms and block inputs are not split).
+    fp8 : bool
+        FP8 GEMMs: add the casts of their inputs.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Llama 3 8B on one GPU: 8.9 MB per token in BF16, 11.5 MB with the FP8 casts; a decode step
+    of 256 sequences moves 2.9 GB, 1.3 ms at the 2.3 TB/s of an H100's streaming kernels:
+
+    >>> from interconnect.catalog import models
+    >>> m = models.get("llama3-8b")
+    >>> [round(elementwise_bytes_per_token(m, fp8=f) / 1e6, 1) for f in (False, True)]
+    [8.9, 11.5]
+    >>> round(256 * elementwise_bytes_per_token(m, fp8=True) / stream_bandwidth("dgx-h100") * 1e3, 1)
+    1.3
+    """
+    return _elementwise(model, as_count("tp", tp), _fp8(fp8))
+
+
+@lru_cache(maxsize=256)
+def _elementwise(model, tp, fp8):
+    import dataclasses
+
+    from ..memory import layer_activation_bytes
+    from ..parallel import Layout
+    from ..parallel.gemm import layer_gemms
+
+    one = dataclasses.replace(model, seq_len=1)
+    kw = dict(tp=tp, flash_attention=True, dropout=False)
+    dense = layer_activation_bytes(one, **kw)
+    if model.num_experts is not None and model.moe_layers:
+        moe = layer_activation_bytes(one, moe=True, **kw)
+        stored = (model.layers - model.moe_layers) * dense + model.moe_layers * moe
+    else:
+        stored = model.layers * dense
+    casts = 0.0
+    if fp8:
+        casts = model.layers * FP8_CAST_BYTES * sum(k for _, _, _, k in layer_gemms(one, Layout(dp=1, tp=tp, pp=1)))
+    return float(2.0 * stored + casts)
+
+
 def decode_roofline(weights, kv, linear=0.0, attention=0.0):
     """A decode step's time without communication, roofline per kind of kernel:
     ``max(weights, linear) + max(kv, attention)``, seconds.
@@ -332,12 +414,15 @@ class PrefillTime:
     comm : float
         The ``2 l`` TP AllReduces of ``batch tokens h act_bytes`` bytes.
     total : float
-        ``max(linear + attention, memory) + comm + send``: the prefill's latency.
+        ``max(linear + attention, memory) + elementwise + comm + send``: the prefill's latency.
     tokens_per_second : float
         Prompt tokens per second of the replica, ``batch tokens / total`` (``pp`` times more
         with prompts following each other through the pipeline).
     send : float
         The ``pp - 1`` activation sends between pipeline stages (0 at ``pp = 1``).
+    elementwise : float
+        The element-wise kernels, ``batch tokens`` :func:`elementwise_bytes_per_token` over
+        :func:`stream_bandwidth`.
     """
 
     linear: float
@@ -347,6 +432,7 @@ class PrefillTime:
     total: float
     tokens_per_second: float
     send: float = 0.0
+    elementwise: float = 0.0
 
 
 def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, act_bytes=2, algorithm="auto",
@@ -381,19 +467,19 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
 
     Examples
     --------
-    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.29 s, 32 % of it the 160 AllReduces of
+    Llama 3 70B, an 8,192-token prompt on 8 H100: 0.34 s, 27 % of it the 160 AllReduces of
     134 MB (NCCL runs them with NVLS); causal attention is 9 % of the compute:
 
     >>> from interconnect.catalog import models
     >>> p = prefill_time(models.get("llama3-70b"), "dgx-h100", 8192, tp=8)
     >>> round(p.total, 3), round(p.attention / (p.linear + p.attention), 2)
-    (0.286, 0.09)
+    (0.338, 0.09)
     """
     cl = as_machine(machine)
     tp = _check_tp(model, cl, tp)
     s, b = as_count("tokens", tokens), as_count("batch", batch)
     ab = float(as_positive("act_bytes", act_bytes, "bytes"))
-    algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+    algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
     gemm, attn = _rates(cl, _fp8(fp8))
     terms = model.forward_flops_per_token()
     linear = b * (s * terms["matmul"] + terms["logits"]) / (tp * gemm)
@@ -401,12 +487,13 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
     wbytes = (1.0 if fp8 else 2.0) * weights_read(model, b * s) / tp
     memory = (wbytes + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes)) / _stream(cl)
+    elementwise = b * s * _elementwise(model, tp, fp8) / _stream(cl)
     comm = _comm(model, cl, tp, b * s, ab, algorithm)
     pp = _check_pp(model, cl, tp, pp)
     send = (pp - 1) * _send(machine, tp, pp, b * s * model.hidden * ab)
-    total = max(linear + attention, memory) + comm + send
+    total = max(linear + attention, memory) + elementwise + comm + send
     return PrefillTime(linear=linear, attention=attention, memory=memory, comm=comm, total=total,
-                       tokens_per_second=b * s / total, send=send)
+                       tokens_per_second=b * s / total, send=send, elementwise=elementwise)
 
 
 @dataclass(frozen=True)
@@ -424,8 +511,8 @@ class DecodeTime:
     comm : float
         The ``2 l`` TP AllReduces of ``batch h act_bytes`` bytes (0 at ``tp = 1``).
     total : float
-        ``max(weights, linear) + max(kv, attention) + comm + send``: the time per output token
-        (TPOT) of every sequence.
+        ``max(weights, linear) + max(kv, attention) + elementwise + comm + send``: the time per
+        output token (TPOT) of every sequence.
     tokens_per_second : float
         ``batch / total``, the replica's output tokens per second.
     memory_bound : bool
@@ -437,6 +524,9 @@ class DecodeTime:
     send : float
         Activation sends between pipeline stages on a token's way, ``max(m, pp)`` of them
         (0 at ``pp = 1``).
+    elementwise : float
+        The element-wise kernels of the batch's tokens, :func:`elementwise_bytes_per_token`
+        over :func:`stream_bandwidth`.
 
     With ``pp`` stages and ``m`` microbatches, ``weights``, ``kv``, ``compute`` and ``comm`` are
     what a token waits for: ``max(m, pp)`` stage times of ``b / m`` sequences.
@@ -452,6 +542,7 @@ class DecodeTime:
     send: float = 0.0
     linear: float = 0.0
     attention: float = 0.0
+    elementwise: float = 0.0
 
 
 def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, pp=1, microbatches=1, send=(0.0, 0.0)):
@@ -468,12 +559,39 @@ def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, 
     kv = rounds * b * context * _kv_per_token(model, tp, kv_bytes) / bw
     linear = rounds * b * (terms["matmul"] + terms["logits"]) / (tp * gemm)
     attention = rounds * b * context * _attention_per_context(model) / (tp * attn)
+    elementwise = rounds * b * _elementwise(model, tp, fp8) / bw
     comm = rounds * _comm(model, cl, tp, max(b, 1e-12), act_bytes, algorithm)
     sends = 0.0 if pp == 1 else max(microbatches, pp) * (send[0] + b * model.hidden * act_bytes * send[1])
-    total = decode_roofline(weights, kv, linear, attention) + comm + sends
+    total = decode_roofline(weights, kv, linear, attention) + elementwise + comm + sends
     return DecodeTime(weights=weights, kv=kv, compute=linear + attention, comm=comm, total=total,
                       tokens_per_second=batch / total, memory_bound=weights + kv >= linear + attention, send=sends,
-                      linear=linear, attention=attention)
+                      linear=linear, attention=attention, elementwise=elementwise)
+
+
+def _mixed(model, cl, tp, batch, context, prompts, prompt, fp8, kv_bytes, act_bytes, algorithm):
+    """One iteration of continuous batching at ``pp = 1`` (Orca's selective batching): the decode
+    tokens of ``batch`` sequences and the ``prompts`` prompts of ``prompt`` tokens that join in it
+    go through the linear layers together, one GEMM of ``batch + prompts prompt`` rows per weight
+    matrix that reads the weights once; the prompts' causal attention and cache writes go with
+    them, as in :func:`prefill_time` (``max(linear + prompt attention, weights + cache writes)``);
+    the decodes' attention over their cache is its own roofline, as in :func:`_decode`; the
+    element-wise kernels and the AllReduces see every token. ``prompts = 0`` is the decode step
+    of :func:`_decode` and ``batch = 0, prompts = 1`` the prefill of :func:`prefill_time`.
+    """
+    gemm, attn = _rates(cl, fp8)
+    terms = _flops(model)
+    bw = _stream(cl)
+    tokens = batch + prompts * prompt
+    kvt = _kv_per_token(model, tp, kv_bytes)
+    weights = (1.0 if fp8 else 2.0) * _weights_read(model, max(tokens, 1e-12)) / tp / bw
+    linear = (tokens * terms["matmul"] + (batch + prompts) * terms["logits"]) / (tp * gemm)
+    kv = batch * context * kvt / bw
+    attention = batch * context * _attention_per_context(model) / (tp * attn)
+    prefill_attention = prompts * _attention_per_context(model) * prompt * prompt / 2.0 / (tp * attn)
+    kv_write = prompts * prompt * kvt / bw
+    elementwise = tokens * _elementwise(model, tp, fp8) / bw
+    comm = _comm(model, cl, tp, max(tokens, 1e-12), act_bytes, algorithm)
+    return max(linear + prefill_attention, weights + kv_write) + max(kv, attention) + elementwise + comm
 
 
 def _send_terms(machine, tp, pp):
@@ -525,7 +643,7 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     >>> from interconnect.catalog import models
     >>> d = decode_step_time(models.get("llama3-70b"), "dgx-h100", 1, 4096, tp=8)
     >>> round(d.total * 1e3, 2), round(d.weights * 1e3, 2), round(d.comm * 1e6), d.memory_bound
-    (7.89, 7.67, 146, True)
+    (7.9, 7.67, 146, True)
     """
     cl = as_machine(machine)
     tp = _check_tp(model, cl, tp)
@@ -533,7 +651,7 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     c = as_count("context", context, minimum=0)
     kvb = float(as_positive("kv_bytes", kv_bytes, "bytes"))
     ab = float(as_positive("act_bytes", act_bytes, "bytes"))
-    algorithm = choice("algorithm", algorithm, ("auto",) + SMALL_ALGORITHMS)
+    algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
     pp = _check_pp(model, cl, tp, pp)
     m = min(pp, b) if microbatches is None else as_count("microbatches", microbatches)
     if m > b:

@@ -14,7 +14,12 @@ these rows. How a row is predicted depends on how it was measured:
   :func:`~interconnect.serving.prefill_time` and each step by
   :func:`~interconnect.serving.decode_step_time` at its context, its KV read multiplied by
   :func:`~interconnect.serving.kv_read_factor` of the row's decode kernel (``kv_reads``);
-* ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch.
+* ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch (``gptSessionBenchmark``
+  timed the prefill and the sampling of its one token at batch 1: no queue, no server).
+
+Every prediction prices the tensor-parallel AllReduces with the row's ``allreduce``
+(:func:`~interconnect.serving.tp_allreduce_time`): ``"auto"`` for engines with custom one- and
+two-shot kernels, ``"nccl"`` for the 2023 builds, which left them off.
 
 The error is ``predicted / measured - 1``. :func:`validation_table` lists every row,
 :func:`validation_summary` counts them.
@@ -63,10 +68,11 @@ def _static(row, cl, model, fp8):
     from .kv import kv_read_factor
     from .steps import _decode, prefill_time
 
-    p = prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes).total
+    p = prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
+                     algorithm=row.allreduce).total
     ctx = np.arange(row.prompt + 1, row.prompt + row.output, dtype=float)
     read = row.kv_bytes * kv_read_factor(model, row.kv_reads)     # bytes a step reads per cached element
-    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, read, 2.0, "auto").total for c in ctx)
+    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, read, 2.0, row.allreduce).total for c in ctx)
     return row.batch * row.output / (p + d) / row.tp
 
 
@@ -88,7 +94,7 @@ def predict(row):
     >>> r.model_name, r.machine, r.tp, r.prompt, r.output, r.value
     ('Llama 3.1 8B', 'dgx-h200', 1, 128, 128, 27911.0)
     >>> round(predict(r))
-    30105
+    32491
     """
     from ..catalog import models
     from .batching import sustainable_rate
@@ -99,10 +105,11 @@ def predict(row):
     model, cl, fp8 = models.get(row.model), as_machine(row.machine), row.precision == "fp8"
     if row.mode == "max-throughput":
         return sustainable_rate(model, row.machine, row.tp, row.prompt, row.output, fp8=fp8,
-                                kv_bytes=row.kv_bytes, admission=row.admission) * row.output
+                                kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce) * row.output
     if row.mode == "static":
         return _static(row, cl, model, fp8)
-    return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes).total
+    return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
+                        algorithm=row.allreduce).total
 
 
 @lru_cache(maxsize=1)
@@ -117,7 +124,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 37)
+    (76, 45)
     """
     out = []
     for row in PUBLISHED:
@@ -144,7 +151,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 32, 0.13)
+    (60, 38, 0.11)
     """
     from .._validate import choice
     from .published import MODES
