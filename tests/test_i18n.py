@@ -1,0 +1,73 @@
+"""The Chinese edition's message catalogs (tools/i18n.py).
+
+* The pages in ``i18n.COMPLETE`` (every page once ``i18n.ALL_PAGES_COMPLETE`` is set) are
+  100 % translated, with no fuzzy and no obsolete entry: a changed English paragraph makes
+  its message fuzzy or new (``make po``) and fails here until it is translated again.
+* Every translation keeps the roles of its English message that carry shared content:
+  ``{glue}``/``{glue:text}`` (the computed numbers), ``{doc}``, ``{numref}``, ``{cite}``,
+  ``{term}`` and the math, so numbers and links are identical in both editions.
+* The catalogs hold exactly the messages of the English source (needs ``_build/gettext``
+  from ``python tools/i18n.py pot``; ``make zh`` makes it, and sets I18N_REQUIRED=1 so that
+  a missing one fails instead of skipping).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import i18n  # noqa: E402
+
+ROLE = re.compile(r"\{(glue(?::\w+)?|doc|numref|cite(?::\w+)?|term|ref|eq)\}`[^`]*`|\$[^$]+\$")
+
+
+def test_every_page_has_a_catalog():
+    pages = i18n.catalogs()
+    assert pages, f"no catalogs under {i18n.CATALOGS}: run make po"
+    for page in i18n.required_complete():
+        assert page in pages, f"{page} has no catalog {i18n.CATALOGS / (page + '.po')}: run make po"
+
+
+@pytest.mark.parametrize("page", i18n.required_complete())
+def test_required_pages_are_complete(page):
+    path = i18n.catalogs()[page]
+    cat = i18n.read_catalog(path)
+    untranslated = [m.id for m in cat if m.id and not m.fuzzy and not m.string]
+    fuzzy = [m.id for m in cat if m.id and m.fuzzy]
+    assert not untranslated and not fuzzy and not cat.obsolete, (
+        f"{path}: {len(untranslated)} untranslated, {len(fuzzy)} fuzzy, {len(cat.obsolete)} obsolete; "
+        f"translate them (a fuzzy one's English changed: check the msgstr, then delete the '#, fuzzy' line). "
+        f"First: {(untranslated + fuzzy + list(cat.obsolete))[:3]}")
+
+
+def _roles(text):
+    return sorted(m.group(0) for m in ROLE.finditer(text))
+
+
+@pytest.mark.parametrize("page", sorted(i18n.catalogs()))
+def test_translations_keep_glue_links_and_math(page):
+    bad = []
+    for m in i18n.read_catalog(i18n.catalogs()[page]):
+        if m.id and m.string and not m.fuzzy and _roles(m.id) != _roles(m.string):
+            bad.append(f"  {m.id[:70]!r}\n    English: {_roles(m.id)}\n    Chinese: {_roles(m.string)}")
+    assert not bad, (f"{page}: translations must keep every {{glue}}, {{doc}}, {{numref}}, {{cite}}, {{term}} "
+                     "role and $math$ of the English message, unchanged:\n" + "\n".join(bad[:10]))
+
+
+def test_catalogs_in_sync_with_the_english_source():
+    if not i18n.POT.exists():
+        if os.environ.get("I18N_REQUIRED"):
+            pytest.fail(f"{i18n.POT} is missing: python tools/i18n.py pot")
+        pytest.skip("no _build/gettext: python tools/i18n.py pot (make zh does)")
+    bad = i18n.out_of_sync()
+    assert not bad, ("catalogs out of date with the English text; run `make po` and translate what it marks:\n"
+                     + "\n".join(f"  {page}: {why}" for page, why in bad.items()))
+
+
+def test_complete_switch_is_one_setting(monkeypatch):
+    monkeypatch.setattr(i18n, "ALL_PAGES_COMPLETE", True)
+    assert i18n.required_complete() == sorted(i18n.catalogs())
