@@ -93,10 +93,20 @@ def pot():
 
 
 def update():
-    """``pot``, then merge every .pot into its .po (sphinx-intl: new, fuzzy, obsolete)."""
+    """``pot``, then merge every .pot into its .po (sphinx-intl: new messages added, a changed one
+    marked fuzzy with the old translation kept as a draft), then drop what is obsolete: a
+    removed message's translation has been offered to its successor by then."""
     pot()
     subprocess.run([_bin("sphinx-intl"), "update", "-p", str(POT), "-d", str(LOCALES), "-l", LANG, "-w", "0"],
                    check=True, cwd=ROOT)
+    from babel.messages.pofile import write_po
+
+    for path in catalogs().values():
+        cat = read_catalog(path)
+        if cat.obsolete:
+            cat.obsolete.clear()
+            with open(path, "wb") as f:
+                write_po(f, cat, width=0)
 
 
 def build():

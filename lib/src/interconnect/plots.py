@@ -58,7 +58,7 @@ def set_language(lang):
 
     ``"zh"`` switches matplotlib to a CJK font (:data:`CJK_FONTS`; a RuntimeError says how to
     install one if none is) and translates titles, axis labels, legends and notes through
-    :func:`_` and the table in :mod:`interconnect.plots_zh`. The environment variable
+    ``plots._`` and the table in :mod:`interconnect.plots_zh`. The environment variable
     ``INTERCONNECT_LANG=zh`` does the same for a whole run (a notebook executed for the
     Chinese edition).
     """
@@ -189,9 +189,8 @@ def new_figure(title, xlabel, ylabel, figsize=None, ncols=1, sharey=False):
     title : str
         Figure title (a suptitle when ``ncols > 1``).
     xlabel, ylabel : str or sequence of str
-        Axis labels, with units, e.g. ``"message size (bytes)"``.
-
-    Title and labels are drawn in the figures' language (:func:`set_language`, :func:`_`).
+        Axis labels, with units, e.g. ``"message size (bytes)"``; drawn, like the title, in
+        the figures' language (:func:`set_language`).
 
     Returns
     -------
