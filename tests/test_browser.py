@@ -411,7 +411,8 @@ assert _ARTICLE_CONTRAST.count("'.bd-article'") == 1 and ".headerlink" in _ARTIC
 
 
 def _landing_links(page):
-    return page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article a[href]'))
+    # (not the language switch: the other edition is a sibling folder, tests/test_zh_build.py checks it)
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.bd-article a[href]:not([hreflang])'))
         .map(a => a.href).filter(h => h.startsWith(location.origin))""")
 
 

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import html
+import os
 
 from docutils import nodes
 from docutils.transforms import Transform
@@ -108,6 +109,36 @@ class MarkUntranslatable(Transform):
                 node["translatable"] = False
 
 
+class TranslateTocCaptions(Transform):
+    """The parts' captions in the sidebar (``_toc.yml``), from the root page's catalog.
+
+    sphinx-external-toc inserts the toctrees after Sphinx's ``Locale`` transform has run, so
+    their captions, which the gettext builder does extract, are translated here.
+    """
+
+    default_priority = 870   # after InsertToctrees, before DoctreeReadEvent (880)
+
+    def apply(self, **kwargs):
+        env = self.document.settings.env
+        if not env.config.language or env.config.language == "en":
+            return
+        trees = [n for n in self.document.findall(addnodes.toctree) if n.get("caption")]
+        if not trees:
+            return
+        from sphinx.locale import init
+        from sphinx.util.i18n import docname_to_domain
+
+        dirs = [os.path.join(env.srcdir, d) for d in env.config.locale_dirs]
+        catalog, has = init(dirs, env.config.language, docname_to_domain(env.docname, env.config.gettext_compact))
+        if not has:
+            return
+        for node in trees:
+            text = catalog.gettext(node["caption"])
+            node["caption"] = text
+            if "rawcaption" in node:
+                node["rawcaption"] = text
+
+
 def _switch(app, pagename, templatename, context, doctree):
     other = app.config.ic_other_edition
     if not other or app.builder.name != "html" or "body" not in context:
@@ -125,6 +156,7 @@ def setup(app):
     app.add_config_value("ic_other_edition", {}, "html")
     app.add_config_value("ic_i18n_output_pages", [], "env")
     app.add_transform(MarkUntranslatable)
+    app.add_transform(TranslateTocCaptions)
     app.connect("html-page-context", _switch)
     app.connect("source-read", lambda app, docname, source: _PAGE.pop("renderer", None))
     _patch_glue()
