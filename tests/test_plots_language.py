@@ -67,3 +67,16 @@ def test_untranslated_text_is_drawn_in_english_and_listed(zh):
 def test_unknown_language_is_a_value_error():
     with pytest.raises(ValueError, match="lang='fr'"):
         plots.set_language("fr")
+
+
+def test_explorer_in_chinese(zh):
+    """The data-parallel explorer: its title, slider labels and figure text in Chinese, nothing left in English."""
+    from interconnect.viz.explorers.three_walls import dp_scaling_explorer
+
+    before = set(plots.missing_translations())
+    exp = dp_scaling_explorer()
+    page = exp.static_html()
+    assert "数据并行效率探索器" in page and "每步计算时间（单卡）" in page
+    assert exp.fig.axes[0].get_xlabel() == "GPU 数量"
+    assert set(plots.missing_translations()) == before
+    plt.close(exp.fig)

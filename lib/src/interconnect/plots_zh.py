@@ -1,6 +1,7 @@
 """Chinese text of the figures' titles, axis labels, legends and notes (``plots.set_language("zh")``).
 
-Keys are the English strings exactly as the library passes them to :func:`interconnect.plots._`
+Explorers' titles and slider labels (``interconnect.widgets``) go through the same table.
+Keys are the English strings exactly as the library passes them to ``interconnect.plots._``
 (a template with ``{name}`` fields where the figure formats a number in; the caller formats
 the translation). A string with no entry is drawn in English; ``plots.missing_translations()``
 lists those a session drew. Terms follow the book's glossary (单向 per direction, 双向 both
@@ -21,6 +22,11 @@ MESSAGES = {
     "one step on {p} GPUs over {link}": "{p} 块 GPU 经 {link} 完成一步",
     "compute {compute}, AllReduce {comm}\nefficiency {eff}, speedup {speedup}×":
         "计算 {compute}，AllReduce {comm}\n效率 {eff}，加速比 {speedup}×",
+    "Data-parallel efficiency explorer": "数据并行效率探索器",
+    "compute per step (one GPU)": "每步计算时间（单卡）",
+    "link per GPU": "每块 GPU 的链路",
+    "latency per message": "每条消息的延迟",
+    "number of GPUs": "GPU 数量",
     # interconnect.viz.explorers.collectives: allreduce_explorer
     "AllReduce time": "AllReduce 耗时",
     "message size n": "消息大小 n",
