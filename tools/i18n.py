@@ -46,6 +46,7 @@ CATALOGS = LOCALES / LANG / "LC_MESSAGES"
 POT = ROOT / "_build" / "gettext"
 HTML_ZH = ROOT / "_build" / "html-zh"
 WORK = ROOT / "_build" / "zh"          # the zh build's own doctrees (another language, another env)
+WORK_POT = ROOT / "_build" / "pot"     # the message extraction's own doctrees
 
 # Pages translated in full: their catalogs must have no untranslated and no fuzzy message.
 COMPLETE = ["book/index", "book/preface", "book/appendix/glossary"]
@@ -87,9 +88,12 @@ def _write_config(lang, name):
 def pot():
     """Extract the English messages into ``_build/gettext`` (one .pot per page)."""
     cfg = _write_config("en", "config-gettext.yml")
-    shutil.rmtree(POT, ignore_errors=True)
+    # a doctree folder of its own: Sphinx refuses to share one between the html and gettext builders
     subprocess.run([_bin("jupyter-book"), "build", str(ROOT), "--config", str(cfg), "--builder", "custom",
-                    "--custom-builder", "gettext", "-W", "-n", "--keep-going"], check=True, cwd=ROOT)
+                    "--custom-builder", "gettext", "--path-output", str(WORK_POT), "-W", "-n", "--keep-going"],
+                   check=True, cwd=ROOT)
+    shutil.rmtree(POT, ignore_errors=True)
+    shutil.move(str(WORK_POT / "_build" / "gettext"), str(POT))
 
 
 def update():

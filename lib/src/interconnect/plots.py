@@ -49,7 +49,8 @@ def _check_lang(lang):
 def language():
     """The figures' language: :func:`set_language`'s, else ``INTERCONNECT_LANG``, else ``"en"``."""
     if _STATE["lang"] is None:
-        _STATE["lang"] = _check_lang(os.environ.get("INTERCONNECT_LANG", "en") or "en")
+        env = os.environ.get("INTERCONNECT_LANG", "en") or "en"
+        _STATE["lang"] = _check_lang(env.split("_")[0].split("-")[0].lower())   # zh_CN, zh-CN: zh
     return _STATE["lang"]
 
 
