@@ -84,13 +84,17 @@ build-strict: venv
 # The Chinese edition (tools/i18n.py): the English messages extracted (_build/gettext), the
 # zh_CN catalogs checked against them (no new, removed or obsolete message; the pages in
 # i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese from the committed
-# outputs into _build/html-zh, and its test (language switch both ways, lang="zh-CN", no English
-# paragraph left on a translated page). Runs after build-strict: the switch test reads both editions.
+# outputs into _build/html-zh, and its tests (language switch both ways, lang="zh-CN", no English
+# paragraph left on a translated page; the translated pages offline in Chromium). Runs after
+# build-strict: the switch test reads both editions.
 zh: venv
 	$(PY) tools/i18n.py pot
 	$(PY) tools/i18n.py --check
 	$(PY) tools/i18n.py build
 	I18N_REQUIRED=1 $(PY) -m pytest tests/test_i18n.py tests/test_zh_build.py -q -p no:cacheprovider
+	@# the translated pages in Chromium, offline, as the English ones (tests/test_browser.py)
+	BOOK_HTML=_build/html-zh $(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider \
+	  -k "offline_and_complete and (index or preface or glossary)"
 
 # After changing English text: new messages into the catalogs, changed ones marked fuzzy,
 # removed ones obsolete (sphinx-intl update); then translate them (README, "The Chinese edition")

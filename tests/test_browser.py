@@ -22,7 +22,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HTML = pathlib.Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))  # BOOK_HTML: test another build
-SHOTS = HTML.parent / "screenshots"
+SHOTS = HTML.parent / ("screenshots" if HTML.name == "html" else f"screenshots-{HTML.name}")  # html-zh: its own
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--disable-quic"]
