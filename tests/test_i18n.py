@@ -89,3 +89,40 @@ def test_the_sync_check_can_fail(tmp_path):
         with open(out, "wb") as f:
             write_po(f, pot)
     assert i18n.out_of_sync(tmp_path) == {"book/preface": "1 new message(s), 1 removed, 0 obsolete"}
+
+
+def _glossary_terms():
+    """``[(English names, Chinese names)]`` from the glossary's headwords, ``English, ABBR (中文 / 别名)``."""
+    out = []
+    for m in i18n.read_catalog(i18n.catalogs()["book/appendix/glossary"]):
+        mm = re.fullmatch(r"(.+?) \((.+)\)", m.id or "")
+        if mm:
+            out.append(([s.strip() for s in mm.group(1).split(",")],
+                        [s.strip() for s in re.split(r" / |、|与", mm.group(2))]))
+    return out
+
+
+def _prose(text):
+    """A message less its code, roles, link targets and HTML tags."""
+    return re.sub(r"`[^`]*`|\{[a-z:]+\}|\]\([^)]*\)|<[^>]+>", " ", text)
+
+
+@pytest.mark.parametrize("page", [p for p in i18n.required_complete() if p != "book/appendix/glossary"])
+def test_glossary_terms_are_the_ones_used(page):
+    """Where an English message names a glossary term, its translation uses the glossary's Chinese
+    name (or keeps the English name, as for product names and collectives: NVLink, AllReduce)."""
+    bad = []
+    for m in i18n.read_catalog(i18n.catalogs()[page]):
+        if not m.id or not m.string or m.fuzzy:
+            continue
+        english = _prose(m.id)
+        for names, chinese in _glossary_terms():
+            for name in names:
+                if len(name) < 4 or " and " in name or not re.search(rf"\b{re.escape(name)}s?\b", english, re.I):
+                    continue
+                # "per direction" is 单向 where the headword says 单向带宽 (unidirectional bandwidth)
+                accepted = names + chinese + [c.removesuffix("带宽") for c in chinese if len(c) > 3]
+                if not any(n in m.string for n in accepted):
+                    bad.append(f"  {name!r}: the glossary says {chinese}, the translation reads {m.string[:60]!r}")
+                break
+    assert not bad, f"{page}: glossary terms translated otherwise:\n" + "\n".join(bad)
