@@ -75,7 +75,29 @@ MISTAKES = {
     "took the gradient as 4 bytes per parameter (FP32), the exercise says BF16":
         "把梯度按每个参数 4 字节（FP32）计算，而题目说的是 BF16",
     "used the bidirectional bandwidth: the model needs the per-direction figure": "用了双向带宽：模型需要的是单向带宽",
+    # book/why/three_walls
+    "counted only the 16-bit weights and gradients (4Ψ), not Adam's 12Ψ":
+        "只算了 16 位的权重和梯度（4Ψ），漏了 Adam 优化器状态的 12Ψ",
+    "allowed T_compute/10 instead of T_compute/9 for 90 % efficiency":
+        "要达到 90 % 的效率，通信时间上限应为 T_compute/9，而不是 T_compute/10",
+    "forgot the efficiency: 16 GPUs give 16 × efficiency": "忘了效率：16 块 GPU 的加速比是 16 × 效率",
+    "forgot the factor 2 of a ring AllReduce (ReduceScatter + AllGather)":
+        "漏了环形 AllReduce 的系数 2（ReduceScatter + AllGather）",
+    "gave the bidirectional figure (both directions added)": "给出的是双向数字（两个方向相加）",
+    "inverted the ratio (compute over communication)": "比值取反了（算成了计算除以通信）",
+    "kept the tokens per GPU fixed (weak scaling)": "保持了每块 GPU 的 token 数不变（弱扩展）",
+    "left out the attention term": "漏了注意力项",
+    "left the answer in seconds or hours instead of days": "答案仍以秒或小时为单位，而不是天",
+    "left the step without overlap": "没有考虑一步之内的计算与通信重叠",
+    "split everything by 8 (that is stage 3)": "把全部状态都除以 8（那是第 3 阶段）",
+    "split nothing (that is plain data parallelism)": "什么都没有切分（那是普通数据并行）",
+    "took the communication share 120/420 or 1 − 120/300": "取了通信占比 120/420 或 1 − 120/300",
+    "took the communication share of the step, 120/420": "取了这一步中的通信占比 120/420",
+    "used 2N (forward only) instead of 6N": "用了 2N（只算前向），而不是 6N",
+    "used 2N FLOPs per token (forward only) instead of 6N": "每个 token 用了 2N 次浮点运算（只算前向），而不是 6N",
+    "used the bidirectional NVLink figure": "用了 NVLink 的双向数字",
+    "used the sparse peak, twice the dense figure": "用了稀疏算力峰值，即稠密数字的两倍",
 }
 
 # chapters whose every diagnosed mistake must have Chinese text (tests/test_exercises_zh.py)
-COMPLETE_CHAPTERS = ["book/why/primer"]
+COMPLETE_CHAPTERS = ["book/why/three_walls", "book/why/primer"]
