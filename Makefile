@@ -86,7 +86,8 @@ build-strict: venv
 # i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese from the committed
 # outputs into _build/html-zh, and its tests (language switch both ways, lang="zh-CN", no English
 # paragraph left on a translated page; the translated pages offline in Chromium). Runs after
-# build-strict: the switch test reads both editions.
+# build-strict: the switch test reads both editions. The library's Chinese figures
+# (plots.set_language("zh")) need a CJK font: Debian's fonts-noto-cjk (.ci/run installs it).
 zh: venv
 	$(PY) tools/i18n.py pot
 	$(PY) tools/i18n.py --check
