@@ -9,6 +9,8 @@
 #   make live   the chapters as notebooks with their numbers in the prose, for JupyterLab
 #   make slides  one offline reveal.js deck per chapter into _build/instructor/slides
 #   make assignments  the otter-grader assignments (student notebooks, autograder zips) into _build/assignments
+#   make zh     the Chinese edition into _build/html-zh (beside _build/html), and its checks
+#   make po     refresh the Chinese catalogs (locales/zh_CN) after the English text changed
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -20,7 +22,7 @@ JB := $(VENV)/bin/jupyter-book
 # checked (every target here); a reader's live notebook skips them (interconnect.widgets).
 export INTERCONNECT_STATIC_FRAMES := 1
 
-.PHONY: book test venv lint lib-tests nbval build-strict pdf browser-test student instructor assignments slides bench execute live lock clean
+.PHONY: book test venv lint lib-tests nbval build-strict zh po pdf browser-test student instructor assignments slides bench execute live lock clean
 
 venv: $(STAMP)
 
@@ -45,10 +47,12 @@ $(STAMP): requirements.txt lib/pyproject.toml $(wildcard $(LOCK))
 
 book: venv
 	$(JB) build . --builder html
+	$(PY) tools/i18n.py build
 	$(PY) tools/build_pdf.py
 	$(PY) tools/live_edition.py _build/live
 	@echo ""
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
+	@echo "The Chinese edition (中文版): file://$(CURDIR)/_build/html-zh/index.html"
 	@echo "The chapters as live notebooks: .venv/bin/jupyter lab _build/live/book/"
 
 # ruff over the library, tests, tools, benchmarks and the chapters' code cells, and the
@@ -58,7 +62,7 @@ lint: venv
 	$(VENV)/bin/lint-imports --config lib/pyproject.toml
 
 lib-tests: venv
-	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_built_html.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py --ignore=tests/test_assignments.py -q -p no:cacheprovider
+	$(PY) -m pytest tests --ignore=tests/test_browser.py --ignore=tests/test_built_html.py --ignore=tests/test_student_build.py --ignore=tests/test_pdf.py --ignore=tests/test_assignments.py --ignore=tests/test_zh_build.py -q -p no:cacheprovider
 	@# every Examples section in the library's docstrings is a doctest
 	$(PY) -m pytest --doctest-modules lib/src/interconnect -q -p no:cacheprovider
 
@@ -76,6 +80,28 @@ build-strict: venv
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute
 	$(PY) tools/committed_outputs_config.py _build/config-committed-outputs.yml
 	$(JB) build . --config _build/config-committed-outputs.yml --builder html -W -n --keep-going
+
+# The Chinese edition (tools/i18n.py): the English messages extracted (_build/gettext), the
+# zh_CN catalogs checked against them (no new, removed or obsolete message; the pages in
+# i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese from the committed
+# outputs into _build/html-zh, and its tests (language switch both ways, lang="zh-CN", no English
+# paragraph left on a translated page; the translated pages offline in Chromium). Runs after
+# build-strict: the switch test reads both editions. The library's Chinese figures
+# (plots.set_language("zh")) need a CJK font: Debian's fonts-noto-cjk (.ci/run installs it).
+zh: venv
+	$(PY) tools/i18n.py pot
+	$(PY) tools/i18n.py --check
+	$(PY) tools/i18n.py build
+	I18N_REQUIRED=1 $(PY) -m pytest tests/test_i18n.py tests/test_zh_build.py -q -p no:cacheprovider
+	@# the translated pages in Chromium, offline, as the English ones (tests/test_browser.py)
+	BOOK_HTML=_build/html-zh $(PY) -m pytest tests/test_browser.py -q -p no:cacheprovider \
+	  -k "offline_and_complete and (index or preface or glossary)"
+
+# After changing English text: new messages into the catalogs, changed ones marked fuzzy,
+# removed ones obsolete (sphinx-intl update); then translate them (README, "The Chinese edition")
+po: venv
+	$(PY) tools/i18n.py update
+	$(PY) tools/i18n.py --check || true
 
 # The whole book as one PDF (tools/build_pdf.py: a single-page build from the committed
 # outputs, printed by Debian's Chromium), beside the HTML book that links to it, then its test
@@ -127,7 +153,7 @@ assignments: venv
 slides: venv
 	$(PY) tools/slides.py $(INSTRUCTOR)/slides $(CHAPTERS)
 
-test: lint lib-tests nbval build-strict pdf browser-test student assignments
+test: lint lib-tests nbval build-strict zh pdf browser-test student assignments
 	@echo "All checks passed."
 
 bench: venv

@@ -41,7 +41,8 @@ class _Page(html.parser.HTMLParser):
             self.ids.add(a["id"])
         if tag == "a" and a.get("name"):
             self.ids.add(a["name"])
-        if tag == "a" and a.get("href"):
+        if tag == "a" and a.get("href") and not a.get("hreflang"):
+            # (the link to the other language's edition is tested in tests/test_zh_build.py)
             self.links.append(a["href"])
         if tag == "pre" and self._depth == 0 and self._in_output:
             self._depth = 1

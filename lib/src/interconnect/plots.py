@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 
 import matplotlib
 import matplotlib.pyplot as plt  # noqa: E402
@@ -28,7 +29,81 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)), "-")
 
 __all__ = ["PALETTE", "LINESTYLES", "use_style", "new_figure", "png_bytes", "png_data_uri",
-           "bytes_axis", "time_axis", "annotate_point", "min_font_px", "MIN_FONT_KEY"]
+           "bytes_axis", "time_axis", "annotate_point", "min_font_px", "MIN_FONT_KEY",
+           "set_language", "language", "missing_translations", "LANGUAGES", "CJK_FONTS"]
+
+#: Languages the figures can be drawn in.
+LANGUAGES = ("en", "zh")
+#: CJK fonts for Chinese figures, the first one installed wins (Debian: fonts-noto-cjk, fonts-wqy-zenhei).
+CJK_FONTS = ("Noto Sans CJK SC", "WenQuanYi Zen Hei")
+_STATE = {"lang": None, "missing": set()}
+_DEFAULT_SANS = list(matplotlib.rcParams["font.sans-serif"])
+
+
+def _check_lang(lang):
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang={lang!r} is not a language of the figures; expected one of {list(LANGUAGES)}")
+    return lang
+
+
+def language():
+    """The figures' language: :func:`set_language`'s, else ``INTERCONNECT_LANG``, else ``"en"``."""
+    if _STATE["lang"] is None:
+        env = os.environ.get("INTERCONNECT_LANG", "en") or "en"
+        _STATE["lang"] = _check_lang(env.split("_")[0].split("-")[0].lower())   # zh_CN, zh-CN: zh
+    return _STATE["lang"]
+
+
+def set_language(lang):
+    """Draw the figures that follow in ``lang`` (``"en"`` or ``"zh"``).
+
+    ``"zh"`` switches matplotlib to a CJK font (:data:`CJK_FONTS`; a RuntimeError says how to
+    install one if none is) and translates titles, axis labels, legends and notes through
+    ``plots._`` and the table in :mod:`interconnect.plots_zh`. The environment variable
+    ``INTERCONNECT_LANG=zh`` does the same for a whole run (a notebook executed for the
+    Chinese edition).
+    """
+    _STATE["lang"] = _check_lang(lang)
+    use_style()
+
+
+def _cjk_font():
+    from matplotlib import font_manager
+
+    for attempt in range(2):
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        for name in CJK_FONTS:
+            if name in names:
+                return name
+        if attempt == 0:
+            # matplotlib's font cache predates the font's install: add the CJK files it did not list
+            for path in font_manager.findSystemFonts():
+                if any(k in os.path.basename(path) for k in ("NotoSansCJK-Regular", "NotoSansCJK-Bold", "wqy-zenhei")):
+                    font_manager.fontManager.addfont(path)
+    raise RuntimeError(f"no CJK font for Chinese figures (looked for {list(CJK_FONTS)}); "
+                       "install Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk), as .ci/run does")
+
+
+def _(text):
+    """``text`` in the figures' language: every title, label and legend entry goes through here.
+
+    A template with ``{fields}`` is translated before the caller formats it. Text with no
+    Chinese entry is returned in English and recorded (:func:`missing_translations`).
+    """
+    if language() == "en" or not text:
+        return text
+    from .plots_zh import MESSAGES
+
+    if text not in MESSAGES:
+        if not any("\u4e00" <= ch <= "\u9fff" for ch in text):   # not translated already (a formatted template)
+            _STATE["missing"].add(text)
+        return text
+    return MESSAGES[text]
+
+
+def missing_translations():
+    """The figure texts drawn in English since the language was set to Chinese, sorted."""
+    return sorted(_STATE["missing"])
 
 #: PNG text chunk in which a notebook figure records the pixel height of its smallest text
 #: (at the PNG's own resolution); the browser test scales it to the width the page shows.
@@ -98,6 +173,12 @@ def use_style():
         "svg.hashsalt": "interconnect",
         "figure.max_open_warning": 0,
     })
+    if language() == "zh":
+        plt.rcParams["font.sans-serif"] = [_cjk_font()] + _DEFAULT_SANS
+        plt.rcParams["axes.unicode_minus"] = False
+    elif plt.rcParams["font.sans-serif"] != _DEFAULT_SANS:
+        plt.rcParams["font.sans-serif"] = list(_DEFAULT_SANS)
+        plt.rcParams["axes.unicode_minus"] = True
     _register_png_formatter()
 
 
@@ -109,7 +190,8 @@ def new_figure(title, xlabel, ylabel, figsize=None, ncols=1, sharey=False):
     title : str
         Figure title (a suptitle when ``ncols > 1``).
     xlabel, ylabel : str or sequence of str
-        Axis labels, with units, e.g. ``"message size (bytes)"``.
+        Axis labels, with units, e.g. ``"message size (bytes)"``; drawn, like the title, in
+        the figures' language (:func:`set_language`).
 
     Returns
     -------
@@ -121,12 +203,12 @@ def new_figure(title, xlabel, ylabel, figsize=None, ncols=1, sharey=False):
     xl = [xlabel] * ncols if isinstance(xlabel, str) else list(xlabel)
     yl = [ylabel] * ncols if isinstance(ylabel, str) else list(ylabel)
     for ax, x, y in zip(axs, xl, yl):
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
+        ax.set_xlabel(_(x))
+        ax.set_ylabel(_(y))
     if ncols == 1:
-        axes.set_title(title)
+        axes.set_title(_(title))
     else:
-        fig.suptitle(title, fontweight="bold")
+        fig.suptitle(_(title), fontweight="bold")
     return fig, axes
 
 

@@ -44,6 +44,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from .plots import _ as _tr
 from .plots import min_font_px
 
 __all__ = ["Param", "Explorer", "READOUT_GID"]
@@ -267,7 +268,7 @@ class Explorer:
                 extra = {} if p.control == "dropdown" else {"continuous_update": True}
                 sliders.append(kind(
                     options=list(zip(p.labels, range(len(p.values)))), value=p.default_index,
-                    description=p.label, style={"description_width": "initial"},
+                    description=_tr(p.label), style={"description_width": "initial"},
                     layout=w.Layout(width="95%"), **extra))
 
             def on_change(_change=None):
@@ -277,7 +278,7 @@ class Explorer:
 
             for s in sliders:
                 s.observe(on_change, names="value")
-            parts = [w.HTML(f"<b>{html.escape(self.title)}</b>"), *sliders, image]
+            parts = [w.HTML(f"<b>{html.escape(_tr(self.title))}</b>"), *sliders, image]
             self._widget = w.VBox(parts + ([readout] if self.readout is not None else []))
             self._on_change = on_change
             self._sliders = sliders
@@ -305,8 +306,8 @@ class Explorer:
         src, alt, readout = frames[default_key]
         rows = []
         for p in stat:
-            label = f'<span class="ic-explorer-label">{html.escape(p.label)}</span>'
-            common = f'data-param="{html.escape(p.name)}" aria-label="{html.escape(p.label)}"'
+            label = f'<span class="ic-explorer-label">{html.escape(_tr(p.label))}</span>'
+            common = f'data-param="{html.escape(p.name)}" aria-label="{html.escape(_tr(p.label))}"'
             if p.control == "dropdown":
                 options = "".join(f'<option value="{i}"{" selected" if i == p.default_index else ""}>'
                                   f'{html.escape(lab)}</option>' for i, lab in enumerate(p.labels))
@@ -318,7 +319,7 @@ class Explorer:
                     f'{common}><output>{html.escape(p.labels[p.default_index])}</output></label>')
         note = ""
         if fixed:
-            held = ", ".join(f"{html.escape(p.label)} = {html.escape(p.labels[p.default_index])}" for p in fixed)
+            held = ", ".join(f"{html.escape(_tr(p.label))} = {html.escape(p.labels[p.default_index])}" for p in fixed)
             note = (f'<div class="ic-explorer-note">Held at the default here: {held}. '
                     f'Run the notebook to vary every parameter.</div>')
         data = {
@@ -337,7 +338,7 @@ class Explorer:
         img_attrs = f'style="max-width:100%;height:auto" data-min-font-px="{min_font_px(self.fig, self.dpi):.2f}"'
 
         return f"""<div class="ic-explorer" id="{self.id}">
-<div class="ic-explorer-title"><strong>{html.escape(self.title)}</strong> {hint}</div>
+<div class="ic-explorer-title"><strong>{html.escape(_tr(self.title))}</strong> {hint}</div>
 <div class="ic-explorer-controls">{''.join(rows)}</div>
 <img class="ic-explorer-frame" src="{src}" alt="{html.escape(alt)}" {img_attrs}>
 {shown}{note}

@@ -84,7 +84,7 @@ import numpy as np
 
 from .answers import DEFAULT_RTOL, GENERIC_MISTAKES, Answer, AnswerError, _generic_names
 from .targets import _h, _OpenTarget, _seal_value, _SealedTarget, _xor
-from .verdicts import Report, Verdict, _norm, _show, _unit_text
+from .verdicts import Report, Verdict, _norm, _show, _unit_text, check_lang, mistake_text, say, shown_text
 
 __all__ = ["check", "expected", "describe", "labels", "non_numeric", "numbers", "set_student",
            "answer_key", "seal", "Verdict", "Report", "Answer", "exercise", "not_numeric", "AnswerError",
@@ -470,25 +470,25 @@ def _head(label, part):
     return f"{label}" + (f" [{part}]" if part != "answer" else "")
 
 
-def _unanswered(label, part, t, missing):
-    what = (f"one of {list(t.choices)}" if t.is_choice
-            else "a plain number" if t.unit == "1" else f"a number in {_unit_text(t.unit)}")
-    why = ("no answer given; every part is required" if missing
-           else "no answer yet; replace the ... with your answer")
-    return Verdict(label, part, False, ..., "no answer", f"✗ {_head(label, part)}: {why} ({what}).")
+def _unanswered(label, part, t, missing, lang="en"):
+    what = (say(lang, "one_of", choices=list(t.choices)) if t.is_choice
+            else say(lang, "plain_number") if t.unit == "1" else say(lang, "number_in", unit=_unit_text(t.unit, lang)))
+    why = say(lang, "missing" if missing else "not_yet")
+    return Verdict(label, part, False, ..., "no answer", say(lang, "unanswered", head=_head(label, part), why=why,
+                                                            what=what))
 
 
-def _tol_text(rtol):
-    return f"within {rtol * 100:.2g} %" if rtol > 0 else "exactly"
+def _tol_text(rtol, lang="en"):
+    return say(lang, "within", pct=f"{rtol * 100:.2g}") if rtol > 0 else say(lang, "exactly")
 
 
-def _check_part(label, part, t, given):
+def _check_part(label, part, t, given, lang="en"):
     """The verdict on one part. ``t`` is a target (or an :class:`Answer`, for tests)."""
     if isinstance(t, Answer):
         t = _OpenTarget(t if t.rtol is not None else replace(t, rtol=DEFAULT_RTOL))
     head = _head(label, part)
     if given is ...:
-        return _unanswered(label, part, t, missing=False)
+        return _unanswered(label, part, t, missing=False, lang=lang)
     if t.is_choice:
         if not isinstance(given, str):
             raise AnswerError(f"answer={given!r} for {label!r} part {part!r} is not a word; "
@@ -498,22 +498,25 @@ def _check_part(label, part, t, given):
         if g not in allowed:
             raise AnswerError(f"answer={given!r} for {label!r} part {part!r} is not one of {list(t.choices)}")
         if t.right_choice(g):
-            return Verdict(label, part, True, given, None, f"✓ {head}: {allowed[g]!r} is right.")
+            return Verdict(label, part, True, given, None,
+                           say(lang, "right_choice", head=head, choice=repr(allowed[g])))
         why = t.choice_why(g)
-        msg = f"✗ {head}: {allowed[g]!r} is not right." + (f" Likely mistake: {why}." if why else " Try again.")
+        msg = say(lang, "wrong_choice", head=head, choice=repr(allowed[g])) + (
+            say(lang, "likely", why=mistake_text(why, lang)) if why else say(lang, "try_again"))
         return Verdict(label, part, False, given, why, msg)
 
     arr = _as_number(label, part, given)
     if arr.shape != t.shape:
         raise AnswerError(f"answer for {label!r} part {part!r} has shape {arr.shape}; expected "
                           f"{'a single number' if len(t.shape) == 0 else f'an array of shape {t.shape}'}")
-    shown = _show(given if arr.ndim else float(arr), t.unit)
+    shown = shown_text(_show(given if arr.ndim else float(arr), t.unit), lang)
     if t.near(arr):
         want = t.shown_expected()
-        tol = f", within {t.rtol * 100:.2g} %" if t.rtol > 0 else ""
+        tol = say(lang, "tol_suffix", pct=f"{t.rtol * 100:.2g}") if t.rtol > 0 else ""
         return Verdict(label, part, True, given, None,
-                       f"✓ {head}: {shown} is right (expected {want}{tol})." if want is not None
-                       else f"✓ {head}: {shown} is right ({_tol_text(t.rtol)}).")
+                       say(lang, "right_value", head=head, shown=shown, want=shown_text(want, lang), tol=tol)
+                       if want is not None
+                       else say(lang, "right_value_sealed", head=head, shown=shown, tol=_tol_text(t.rtol, lang)))
     # the exercise's own mistakes first: they are the most specific
     desc = t.own_mistake(arr)
     if desc is None:
@@ -523,14 +526,14 @@ def _check_part(label, part, t, given):
                 desc = text
                 break
     if desc is not None:
-        return Verdict(label, part, False, given, desc, f"✗ {head}: {shown} is not right. Likely mistake: {desc}.")
+        return Verdict(label, part, False, given, desc,
+                       say(lang, "wrong_value", head=head, shown=shown, desc=mistake_text(desc, lang)))
     # no diagnosis: the same words whatever the expected value (no ratio, no direction)
     return Verdict(label, part, False, given, None,
-                   f"✗ {head}: {shown} is not right, and it matches none of the mistakes this checker knows. "
-                   f"Answers are in {_unit_text(t.unit)}; check the exercise's parameters and try again.")
+                   say(lang, "unknown", head=head, shown=shown, unit=_unit_text(t.unit, lang)))
 
 
-def check(label, answer, part=None, student=None):
+def check(label, answer, part=None, student=None, lang="en"):
     """Check an answer to the exercise ``label`` and say what is wrong with it.
 
     Parameters
@@ -546,6 +549,9 @@ def check(label, answer, part=None, student=None):
     student : str, optional
         The student id whose variant is checked (default: :func:`set_student`'s, else the
         environment variable ``INTERCONNECT_STUDENT``, else the book's numbers).
+    lang : {"en", "zh"}, optional
+        The language of the verdict (``"zh"``: Chinese, from :mod:`~interconnect.exercises.messages_zh`).
+        ``Verdict.mistake`` stays the English text in both.
 
     Returns
     -------
@@ -557,6 +563,7 @@ def check(label, answer, part=None, student=None):
     AnswerError
         (a ``ValueError``) for an unknown label or part, a NaN or non-numeric answer.
     """
+    check_lang(lang)
     ex = _get(label)
     targets = _targets(ex, _which(ex, student))
     if isinstance(answer, dict):
@@ -568,10 +575,10 @@ def check(label, answer, part=None, student=None):
                               f"its parts are {list(ex.parts)}")
         if not answer:
             raise AnswerError(f"answer is an empty dict; {label!r} has parts {list(ex.parts)}")
-        return Report(tuple(_check_part(label, k, targets[k], answer[k]) if k in answer
-                            else _unanswered(label, k, targets[k], missing=True) for k in ex.parts))
+        return Report(tuple(_check_part(label, k, targets[k], answer[k], lang) if k in answer
+                            else _unanswered(label, k, targets[k], missing=True, lang=lang) for k in ex.parts))
     name = _part_name(ex, part)
-    return _check_part(label, name, targets[name], answer)
+    return _check_part(label, name, targets[name], answer, lang)
 
 
 # the student edition (a sealed key next to this file): no expected answers, no key

@@ -13,8 +13,72 @@ _UNIT_TEXT = {"B": "bytes", "B/s": "bytes/s", "B/s both": "bytes/s (both directi
               "FLOP/s": "FLOP/s", "FLOP": "FLOP", "W": "watts", "J": "joules", "$": "US dollars"}
 
 
-def _unit_text(unit):
+def _unit_text(unit, lang="en"):
+    if lang == "zh":
+        from .messages_zh import UNITS
+        return UNITS.get(unit, unit)
     return _UNIT_TEXT.get(unit, unit)
+
+
+#: The sentences a verdict is made of, in English; ``messages_zh.TEMPLATES`` has the same keys.
+TEMPLATES = {
+    "right_choice": "✓ {head}: {choice} is right.",
+    "wrong_choice": "✗ {head}: {choice} is not right.",
+    "likely": " Likely mistake: {why}.",
+    "try_again": " Try again.",
+    "right_value": "✓ {head}: {shown} is right (expected {want}{tol}).",
+    "tol_suffix": ", within {pct} %",
+    "right_value_sealed": "✓ {head}: {shown} is right ({tol}).",
+    "within": "within {pct} %",
+    "exactly": "exactly",
+    "wrong_value": "✗ {head}: {shown} is not right. Likely mistake: {desc}.",
+    "unknown": ("✗ {head}: {shown} is not right, and it matches none of the mistakes this checker knows. "
+                "Answers are in {unit}; check the exercise's parameters and try again."),
+    "unanswered": "✗ {head}: {why} ({what}).",
+    "missing": "no answer given; every part is required",
+    "not_yet": "no answer yet; replace the ... with your answer",
+    "one_of": "one of {choices}",
+    "plain_number": "a plain number",
+    "number_in": "a number in {unit}",
+}
+
+LANGUAGES = ("en", "zh")
+
+
+def check_lang(lang):
+    """``lang`` itself, or ValueError naming it and the languages the checker speaks."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang={lang!r} is not a language of the checker; expected one of {list(LANGUAGES)}")
+    return lang
+
+
+def say(lang, key, **kw):
+    """One sentence of a verdict in ``lang`` ("en" or "zh")."""
+    if lang == "zh":
+        from .messages_zh import TEMPLATES as ZH
+        return ZH[key].format(**kw)
+    return TEMPLATES[key].format(**kw)
+
+
+def mistake_text(desc, lang="en"):
+    """A diagnosed mistake's text in ``lang``; English where no translation exists yet."""
+    if lang != "zh" or desc is None:
+        return desc
+    from .answers import GENERIC_MISTAKES
+    from .messages_zh import GENERIC, MISTAKES
+    for name, (_, text) in GENERIC_MISTAKES.items():
+        if text == desc and name in GENERIC:
+            return GENERIC[name]
+    return MISTAKES.get(desc, desc)
+
+
+def shown_text(shown, lang="en"):
+    """A shown value in ``lang`` (its "per direction" or "bidirectional")."""
+    if lang == "zh":
+        from .messages_zh import SHOWN
+        for en, zh in SHOWN.items():
+            shown = shown.replace(en, zh)
+    return shown
 
 
 def _show(value, unit):

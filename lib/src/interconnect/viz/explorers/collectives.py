@@ -41,12 +41,13 @@ def allreduce_explorer(link_names=("pcie3x16", "pcie4x16", "pcie5x16", "nvlink2"
 
     def make_figure():
         fig, ax = plots.new_figure("AllReduce time", "message size n", "time", figsize=(6.4, 3.9))
+        _ = plots._
         lines = {}
         for i, alg in enumerate(algs):
             (lines[alg],) = ax.plot(sizes, sizes, color=plots.PALETTE[i], linestyle=plots.LINESTYLES[i],
                                     label=alg.replace("_", " "))
         (lines["best"],) = ax.plot(sizes, sizes, color="#888888", linewidth=7, alpha=0.35, zorder=0,
-                                   solid_capstyle="butt", label="fastest in library")
+                                   solid_capstyle="butt", label=_("fastest in library"))
         plots.bytes_axis(ax)
         plots.time_axis(ax)
         ax.set_ylim(2e-7, 30)

@@ -45,12 +45,15 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
     p_all = 2 ** np.arange(0, 11)
 
     def make_figure():
-        fig, (ax, bx) = plots.new_figure(f"Data-parallel training of a {n_params / 1e9:g}B-parameter model",
+        _ = plots._
+        fig, (ax, bx) = plots.new_figure(_("Data-parallel training of a {size}B-parameter model").format(
+                                             size=f"{n_params / 1e9:g}"),
                                          ["GPUs", "share of one step"], ["speedup over one GPU", ""],
                                          ncols=2, figsize=(8.8, 4.2))
-        ax.plot(p_all, p_all, color="0.5", lw=1, linestyle="--", label="ideal (no communication)")
-        (curve,) = ax.plot(p_all, p_all, color=plots.PALETTE[0], marker="o", ms=3, label="with ring AllReduce")
-        (mark,) = ax.plot([8], [8], "o", ms=10, mfc="none", mec=plots.PALETTE[3], mew=2, label="chosen number of GPUs")
+        ax.plot(p_all, p_all, color="0.5", lw=1, linestyle="--", label=_("ideal (no communication)"))
+        (curve,) = ax.plot(p_all, p_all, color=plots.PALETTE[0], marker="o", ms=3, label=_("with ring AllReduce"))
+        (mark,) = ax.plot([8], [8], "o", ms=10, mfc="none", mec=plots.PALETTE[3], mew=2,
+                          label=_("chosen number of GPUs"))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_xticks(p_all, [str(p) for p in p_all])
@@ -61,9 +64,9 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
         ax.minorticks_off()
         ax.legend(loc="upper left")
         # one step as a stacked bar: compute, then exposed communication (fixed axes)
-        compute_bar = bx.barh([0.75], [1.0], height=0.45, color=plots.PALETTE[0], label="compute")[0]
+        compute_bar = bx.barh([0.75], [1.0], height=0.45, color=plots.PALETTE[0], label=_("compute"))[0]
         comm_bar = bx.barh([0.75], [0.0], left=[1.0], height=0.45, color=plots.PALETTE[1], hatch="//",
-                           edgecolor="white", label="AllReduce (exposed)")[0]
+                           edgecolor="white", label=_("AllReduce (exposed)"))[0]
         bx.set_xlim(0, 1)
         bx.set_ylim(0, 1.35)
         bx.set_yticks([])
@@ -85,9 +88,9 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
             compute_bar.set_width(eff)
             comm_bar.set_x(eff)
             comm_bar.set_width(1.0 - eff)
-            head.set_text(f"one step on {p} GPUs over {link.label}")
-            note.set_text(f"compute {fmt_time(compute)}, AllReduce {fmt_time(c)}\n"
-                          f"efficiency {eff:.0%}, speedup {p * eff:.1f}×")
+            head.set_text(_("one step on {p} GPUs over {link}").format(p=p, link=link.label))
+            note.set_text(_("compute {compute}, AllReduce {comm}\nefficiency {eff}, speedup {speedup}×").format(
+                compute=fmt_time(compute), comm=fmt_time(c), eff=f"{eff:.0%}", speedup=f"{p * eff:.1f}"))
             return [curve, mark, compute_bar, comm_bar, head, note]
 
         return fig, update
