@@ -93,7 +93,7 @@ _NVLINKS = {"nvlink3": 12, "nvlink4": 18, "nvlink5": 18}
 #: from short benchmarks of one kernel at a time (mamf-finder, FlashAttention-3's); a training
 #: step also has gaps between kernels, CPU launch overhead and SMs shared with overlapped
 #: communication, none of which the model prices one by one. Each value is fitted
-#: (:func:`interconnect.parallel.validation.fit_sustained_fraction`, rounded to 3 digits) on the
+#: (``interconnect.parallel.validation.fit_sustained_fraction``, rounded to 3 digits) on the
 #: one published run of its generation whose bottom-up step is the most nearly pure compute
 #: (:data:`interconnect.parallel.validation.SUSTAINED_FIT_ROWS`: Narayanan et al. 2021's 1.7B on
 #: A100, NeMo 24.07's Llama 2 7B on 8 H100, Megatron-Bridge 25.09's Llama 3 8B on 8 B200); every

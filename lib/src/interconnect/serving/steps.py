@@ -31,7 +31,7 @@ GEMM inputs) are bound by HBM traffic, not FLOPs, in both phases: each token wri
 activation tensor of a layer once and the next kernel reads it, twice the bytes the training
 model stores per token (:func:`interconnect.memory.layer_activation_bytes`, Korthikanti et al.
 2022, with fused attention and no dropout: the accounting of the training step's
-:func:`~interconnect.parallel.compute.elementwise_time`), plus with FP8
+``interconnect.parallel.compute.elementwise_time``), plus with FP8
 :data:`FP8_CAST_BYTES` per element of each linear layer's input, all read at
 :func:`stream_bandwidth` (:func:`elementwise_bytes_per_token`). Counted as separate kernels, as
 Megatron-Core runs them; an engine that fuses a norm or a cast into its neighbour moves fewer
@@ -311,7 +311,7 @@ def elementwise_bytes_per_token(model, tp=1, fp8=False):
     (:func:`interconnect.memory.layer_activation_bytes` for one token, fused attention, no
     dropout; MoE layers with their ``top_k`` experts), each written once and read once by the
     next kernel, as the training step counts its forward pass
-    (:func:`~interconnect.parallel.compute.elementwise_time`); with ``fp8``, ``c`` =
+    (``interconnect.parallel.compute.elementwise_time``); with ``fp8``, ``c`` =
     :data:`FP8_CAST_BYTES` per element of the ``K`` inputs of the layer's linear GEMMs
     (:func:`~interconnect.parallel.gemm.layer_gemms`). Unfused kernels: an upper estimate.
 
