@@ -1,5 +1,6 @@
 """Checkers for the chapter "Selection and operations" (book/practice/operations)."""
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -8,6 +9,7 @@ from .. import collectives as C
 from .. import devices, links, netsim, parallel, scenarios
 from .. import operations as O
 from .. import topology as T
+from ..catalog import traces
 from ..parallel import Layout
 from ..parallel.machines import comm_efficiency_of
 from ..units import GB, MB
@@ -163,3 +165,38 @@ def _ops_ex_fallback():
                 "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared}),
             "slowdown": Answer(t_so / t_ib, "1", mistakes={
                 "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared / t_ib})}
+
+
+# ops-ex-trace: a real NCCL_DEBUG=INFO log in which NCCL found no InfiniBand device
+_FALLBACK_WHY = {
+    "p2p": "'P2P/...' is the GPUs' peer-to-peer path (NVLink or PCIe), used only inside one node",
+    "shm": "SHM would read 'via SHM/...': a copy staged through host shared memory",
+    "ib": "'NET/IB' would be RDMA verbs through the InfiniBand NICs; read the NET line of this log again",
+    "socket": "'NET/Socket' is TCP through the kernel's network stack, used between nodes",
+}
+
+
+@exercise("ops-ex-trace", CHAPTER, parts=("inter", "intra", "gpus_per_node", "bandwidth_ratio"),
+          doc="from a real NCCL_DEBUG=INFO log: the transport between nodes and inside a node ('p2p', 'shm', 'ib', "
+              "'socket'), the GPUs per node, and how many times more network bandwidth a node has on eight NDR "
+              "ports than on one 100 GbE interface")
+def _ops_ex_trace():
+    log = traces.nccl_log(traces.get("socket-fallback-nccl-info").text)
+    line = traces.get("socket-fallback-nccl-info").text.splitlines()
+    # the 'rank[device]' pairs give each rank's GPU on its node: ranks 8..15 are GPUs 0..7 of one node
+    dev = {int(r): int(d) for ln in line for r, d in re.findall(r"(\d+)\[(\d+)\]", ln)}
+    per_node = max(dev.values()) + 1
+    kinds = {}
+    for _, s, d, _, t in log["connections"]:
+        kinds["inter" if s // per_node != d // per_node else "intra"] = traces.transport_kind(t)
+    ndr, eth = links.get_link("ib-ndr"), links.get_link("eth-100g")
+    ratio = 8 * ndr.bandwidth / eth.bandwidth
+    return {
+        "inter": Answer(kinds["inter"], choices=tuple(_FALLBACK_WHY), mistakes={
+            k: v for k, v in _FALLBACK_WHY.items() if k != kinds["inter"]}),
+        "intra": Answer(kinds["intra"], choices=tuple(_FALLBACK_WHY), mistakes={
+            k: v for k, v in _FALLBACK_WHY.items() if k != kinds["intra"]}),
+        "gpus_per_node": Answer(per_node, "1", rtol=0, generic=()),
+        "bandwidth_ratio": Answer(ratio, "1", mistakes={
+            "compared one NDR port; the node has eight": ndr.bandwidth / eth.bandwidth}),
+    }

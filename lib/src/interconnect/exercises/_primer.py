@@ -2,6 +2,7 @@
 
 from .. import collectives as C
 from .. import links
+from ..catalog import traces
 from ..units import GiB
 from . import Answer, exercise
 
@@ -72,4 +73,43 @@ def _primer_ex_bidir():
                 C.collective_time("allreduce", n, p, nv4.bidirectional_bandwidth, nv4.latency),
             "used one NVLink 4 link (nvlink4-link) instead of the GPU's 18":
                 C.collective_time("allreduce", n, p, links.get_link("nvlink4-link").bandwidth, nv4.latency)}),
+    }
+
+
+# primer-ex-trace: read a real all_reduce_perf table (4 x RTX 4090 on PCIe 4.0)
+def _vary_trace(rng):
+    """Per-student numbers: the table row read (its size: 256 MiB, 512 MiB or 1 GiB) and the model's parameters."""
+    return {"size": int(rng.choice([2**28, 2**29, 2**30])),
+            "params": float(rng.choice([0.35e9, 0.77e9, 2.7e9, 6.7e9, 13e9]))}
+
+
+@exercise("primer-ex-trace", CHAPTER, parts=("algbw", "pcie_fraction", "time_4", "time_8"), variants=_vary_trace,
+          doc="from a real all_reduce_perf table (4 x RTX 4090): algbw of the 1 GiB row from its size and time (B/s), "
+              "the busbw's fraction of a PCIe 4.0 x16 link per direction, and the ring AllReduce time of a 1.3B "
+              "model's BF16 gradient at that busbw on the 4 GPUs and on 8 GPUs (s)")
+def _primer_ex_trace(size=2**30, params=1.3e9):
+    text = traces.get("rtx4090-x4-allreduce").text
+    p = traces.nccl_tests_header(text)["nGpus"]
+    r = next(r for r in traces.nccl_tests_rows(text) if r["size"] == size)
+    algbw = C.algorithm_bandwidth(r["size"], r["time"])
+    pcie = links.get_link("pcie4x16")
+    busbw = r["busbw"]                       # the table's column: per link, per direction
+    n = 2 * params                           # BF16: 2 bytes per parameter
+    factor = {q: C.bus_bandwidth("allreduce", 1.0, q) for q in (p, 8)}   # 2(q-1)/q
+    t4, t8 = n * factor[p] / busbw, n * factor[8] / busbw
+    raw = pcie.lanes * pcie.lane_rate / 8    # before the 128b/130b line code
+    return {
+        "algbw": Answer(algbw, "B/s", rtol=0.01, mistakes={
+            "gave the busbw column: algbw is the message size over the time": busbw}),
+        "pcie_fraction": Answer(busbw / pcie.bandwidth, "1", rtol=0.01, mistakes={
+            "divided the algbw: the busbw is the figure to compare with one link": algbw / pcie.bandwidth,
+            "used the raw 16 GT/s x 16 lanes / 8 bits: PCIe 4.0 loses 2 of every 130 bits to 128b/130b":
+                busbw / raw}),
+        "time_4": Answer(t4, "s", mistakes={
+            "divided by the busbw without the ring's 2(p-1)/p: the time is n / algbw": n / busbw,
+            "took 4 bytes per parameter (FP32); the gradient is BF16": 2 * t4}),
+        "time_8": Answer(t8, "s", mistakes={
+            "kept the algbw of four GPUs: what stays put as p grows is the busbw, each link's rate":
+                n * factor[p] / busbw,
+            "used the AllGather factor (p-1)/p instead of the AllReduce's 2(p-1)/p": t8 / 2}),
     }
