@@ -97,14 +97,11 @@ def _primer_ex_trace(size=2**30, params=1.3e9):
     n = 2 * params                           # BF16: 2 bytes per parameter
     factor = {q: C.bus_bandwidth("allreduce", 1.0, q) for q in (p, 8)}   # 2(q-1)/q
     t4, t8 = n * factor[p] / busbw, n * factor[8] / busbw
-    raw = pcie.lanes * pcie.lane_rate / 8    # before the 128b/130b line code
     return {
         "algbw": Answer(algbw, "B/s", rtol=0.01, mistakes={
             "gave the busbw column: algbw is the message size over the time": busbw}),
         "pcie_fraction": Answer(busbw / pcie.bandwidth, "1", rtol=0.01, mistakes={
-            "divided the algbw: the busbw is the figure to compare with one link": algbw / pcie.bandwidth,
-            "used the raw 16 GT/s x 16 lanes / 8 bits: PCIe 4.0 loses 2 of every 130 bits to 128b/130b":
-                busbw / raw}),
+            "divided the algbw: the busbw is the figure to compare with one link": algbw / pcie.bandwidth}),
         "time_4": Answer(t4, "s", mistakes={
             "divided by the busbw without the ring's 2(p-1)/p: the time is n / algbw": n / busbw,
             "took 4 bytes per parameter (FP32); the gradient is BF16": 2 * t4}),
