@@ -76,7 +76,8 @@ def _machine(name):
 
 
 # tp-ex-count: TP AllReduce-equivalents per GPU per step for GPT-3 175B with 16 pipeline stages (the chapter
-# counts p = 8; p = 12 would give its count again, for full recomputation), selective and full recomputation, and the TP time with full recomputation
+# counts p = 8; p = 12 would give its count again, for full recomputation), selective and full
+# recomputation, and the TP time with full recomputation
 def _vary_count(rng):
     """Per-student numbers: the number of pipeline stages (a divisor of GPT-3's 96 layers)."""
     return {"pp": int(rng.choice([4, 6, 24, 32]))}
