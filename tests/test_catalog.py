@@ -297,12 +297,12 @@ def test_operations_scenario_uses_the_catalog():
 
 def test_operations_checker_follows_the_scenario(monkeypatch):
     ops = scenarios.operations()
-    before_cost = expected("ops-ex-cost", "breakeven_tp")
+    before_cost = expected("ops-ex-cost", "breakeven_pcie")
     before_scaling = expected("ops-ex-scaling", "mfu")
     clusters = dict(ops.clusters)
     clusters["NVLink + NDR IB"] = Cluster.from_links("H100", "nvlink5", "ib-xdr")
     _patch(monkeypatch, "operations", dataclasses.replace(ops, clusters=clusters))
-    assert expected("ops-ex-cost", "breakeven_tp") != before_cost
+    assert expected("ops-ex-cost", "breakeven_pcie") != before_cost
     assert expected("ops-ex-scaling", "mfu") != before_scaling
 
 

@@ -168,17 +168,22 @@ def _srv_ex_disagg():
             "gain": Answer(gain, "1", mistakes={"inverted the ratio: colocated / disaggregated": 1 / gain})}
 
 
-# srv-ex-ep: DeepSeek-V3 expert-parallel decode, EP 64 over NDR against EP 64 in one NVL72 rack
-@exercise("srv-ex-ep", CHAPTER, parts=("comm_ib", "comm_nvl", "tokens_ib", "tokens_nvl"),
-          doc="DeepSeek-V3 in FP8, 128 sequences of 2,048 tokens per GPU, EP 64: the dispatch and combine time of "
+# srv-ex-ep: DeepSeek-V3 wide-EP decode with 64 sequences per GPU (the chapter tabulates 128), NDR DGX H100 vs NVL72
+def _vary_ep(rng):
+    """Per-student numbers: the sequences per GPU and their context length."""
+    return {"batch": int(rng.choice([32, 96, 192, 256])), "context": int(rng.choice([1024, 4096, 8192]))}
+
+
+@exercise("srv-ex-ep", CHAPTER, parts=("comm_ib", "comm_nvl", "tokens_ib", "tokens_nvl"), variants=_vary_ep,
+          doc="DeepSeek-V3 in FP8, 64 sequences of 2,048 tokens per GPU, EP 64: the dispatch and combine time of "
               "one decode step (all MoE layers) on 8 DGX H100 over NDR (node-limited to 4 nodes) and on 64 GPUs of "
               "a GB200 NVL72; output tokens/s per GPU with the AllToAlls overlapped (two micro-batches)")
-def _srv_ex_ep():
+def _srv_ex_ep(batch=64, context=2048):
     m = models.get("deepseek-v3")
-    ib = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4)
-    nvl = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True)
-    ibo = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4, overlap=True)
-    nvlo = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True, overlap=True)
+    ib = S.moe_decode_step_time(m, "dgx-h100", batch, context, 64, fp8=True, node_limit=4)
+    nvl = S.moe_decode_step_time(m, "gb200-nvl72", batch, context, 64, fp8=True)
+    ibo = S.moe_decode_step_time(m, "dgx-h100", batch, context, 64, fp8=True, node_limit=4, overlap=True)
+    nvlo = S.moe_decode_step_time(m, "gb200-nvl72", batch, context, 64, fp8=True, overlap=True)
     return {
         "comm_ib": Answer(ib.comm, "s", mistakes={"gave one MoE layer's dispatch and combine, not all 58":
                                                   ib.dispatch + ib.combine}),
