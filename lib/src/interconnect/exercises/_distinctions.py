@@ -82,12 +82,10 @@ def _dis_ex_scale(mib=4, gpus=8):
 
 
 # dis-ex-ridge: ridge intensities of an A100 for HBM, NVLink 3 and PCIe 4.0 x16 (the chapter computes the H100's)
-_GENERATION = {"A100": ("nvlink3", "pcie4x16"), "H100": ("nvlink4", "pcie5x16"), "B200": ("nvlink5", "pcie6x16")}
-
-
 def _vary_ridge(rng):
-    """Per-student numbers: the GPU (with its NVLink and PCIe generations)."""
-    return {"gpu": str(rng.choice(["A100", "B200"]))}
+    """Per-student numbers: the GPU, with its own NVLink and PCIe (not the H100 or the H200, whose link
+    ridges the chapter computes)."""
+    return {"gpu": str(rng.choice(["V100", "B200", "GB200"]))}
 
 
 @exercise("dis-ex-ridge", CHAPTER, parts=("hbm", "nvlink", "pcie"), variants=_vary_ridge,
@@ -98,7 +96,7 @@ def _dis_ex_ridge(gpu="A100"):
     out = {"hbm": Answer(P.ridge_intensity(g.peak_flops, g.memory_bandwidth), "1",
                          mistakes={"divided bandwidth by peak (B/F instead of F/B)":
                                    g.memory_bandwidth / g.peak_flops})}
-    for part, name in zip(("nvlink", "pcie"), _GENERATION[gpu]):
+    for part, name in (("nvlink", g.nvlink), ("pcie", g.pcie)):
         lk = links.get_link(name)
         out[part] = Answer(P.ridge_intensity(g.peak_flops, lk.bandwidth), "1", mistakes={
             "used the bidirectional bandwidth (the ridge halves)":
