@@ -75,11 +75,18 @@ def _ep_ex_topk():
     return out
 
 
-# ep-ex-placement: EP = 16, skew 1, on two full nodes or on GPUs 0-3 of four nodes
-@exercise("ep-ex-placement", CHAPTER, parts=("time_2nodes", "time_4nodes", "faster"),
-          doc="simulated dispatch time of EP = 16 on two full 8-GPU nodes and on half of four nodes; which is faster")
-def _ep_ex_placement():
-    counts = moe.dispatch_counts(16 * 4096, 64, 16, top_k=2, skew=1.0, seed=0)
+# ep-ex-placement: EP = 16 at router skew 0.75 (the chapter and its explorer simulate skews 0, 0.5, 1 and
+# 1.5), on two full nodes or on GPUs 0-3 of four nodes
+def _vary_placement(rng):
+    """Per-student numbers: the router's skew."""
+    return {"skew": float(rng.choice([0.25, 0.4, 0.9, 1.25]))}
+
+
+@exercise("ep-ex-placement", CHAPTER, parts=("time_2nodes", "time_4nodes", "faster"), variants=_vary_placement,
+          doc="simulated dispatch time of EP = 16, router skew 0.75, on two full 8-GPU nodes and on half of four "
+              "nodes; which is faster")
+def _ep_ex_placement(skew=0.75):
+    counts = moe.dispatch_counts(16 * 4096, 64, 16, top_k=2, skew=skew, seed=0)
     M = moe.alltoall_matrix(counts, 16, 4096)
     t = {}
     for nodes, gpus in ((2, None), (4, [f"n{j}.gpu{i}" for j in range(4) for i in range(4)])):

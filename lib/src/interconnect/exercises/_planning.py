@@ -99,14 +99,15 @@ def _planning_ex_network():
                     "the network carries only the PP sends and the exposed DP traffic"})}
 
 
-# planning-ex-batch: global batch 1,536 against 768 sequences, 256 and 1,024 DGX H100 GPUs
-@exercise("planning-ex-batch", CHAPTER, parts=("mfu_1536_1024", "bubble_1536_1024", "mfu_768_1024", "bubble_768_1024",
+# planning-ex-batch: global batch doubled to 3,072 and halved to 768 sequences (the chapter plans 1,536), on
+# 1,024 DGX H100 GPUs, and the halved batch on 256
+@exercise("planning-ex-batch", CHAPTER, parts=("mfu_3072_1024", "bubble_3072_1024", "mfu_768_1024", "bubble_768_1024",
                                                 "mfu_768_256"),
-          doc="MFU and bubble share of the best plan for B = 1,536 and 768 on 1,024 DGX H100 GPUs (and MFU at 256)")
+          doc="MFU and bubble share of the best plan for B = 3,072 and 768 on 1,024 DGX H100 GPUs (and MFU at 256)")
 def _planning_ex_batch():
     c = _clusters()["h100"]
     out = {}
-    for B, n in ((1536, 1024), (768, 1024), (768, 256)):
+    for B, n in ((3072, 1024), (768, 1024), (768, 256)):
         st = parallel.plan(_gpt3(global_batch=B), c, n, _limit()).best[1]
         # MFU and bubble are fractions; the chapter prints them as percentages
         out[f"mfu_{B}_{n}"] = Answer(float(st.mfu), "1", rtol=0.01)
