@@ -53,20 +53,27 @@ def _llama70():
 
 
 # app-ex-kv: KV cache of Llama 2 70B, 16 sequences of 8,192 tokens, and the smallest TP group
-@exercise("app-ex-kv", CHAPTER, parts=("kv_per_token", "kv_total", "min_gpus"),
+def _vary_kv(rng):
+    """Per-student numbers: the sequences and their length in tokens (kept within one 8-GPU node)."""
+    return {"sequences": int(rng.choice([4, 8, 24, 32])), "tokens": int(rng.choice([4096, 16384]))}
+
+
+@exercise("app-ex-kv", CHAPTER, parts=("kv_per_token", "kv_total", "min_gpus"), variants=_vary_kv,
           doc="KV cache bytes per token and for 16 x 8,192 tokens of Llama 2 70B, and the smallest TP group "
               "(1, 2, 4 or 8 H100s, 76 GiB usable) that holds it with the weights")
-def _app_ex_kv():
+def _app_ex_kv(sequences=16, tokens=8192):
     kv1 = M.kv_cache_bytes(80, 8, 128, 1)
-    kv = M.kv_cache_bytes(80, 8, 128, 8192, 16)
+    kv = M.kv_cache_bytes(80, 8, 128, tokens, sequences)
     need = next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B + kv)
     mha = "counted the 64 query heads; with grouped-query attention only the 8 key-value heads are cached"
     only_k = "forgot the factor 2: both a key and a value vector are cached per head"
     return {"kv_per_token": Answer(kv1, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 1), only_k: kv1 / 2}),
-            "kv_total": Answer(kv, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 8192, 16), only_k: kv / 2}),
+            "kv_total": Answer(kv, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, tokens, sequences),
+                                                  only_k: kv / 2}),
             "min_gpus": Answer(float(need), "1", rtol=1e-9, generic=(), mistakes={
-                "sized for the weights alone; the KV cache needs room too":
-                    float(next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B))})}
+                k: v for k, v in {"sized for the weights alone; the KV cache needs room too":
+                                  float(next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B))}.items()
+                if v != need})}
 
 
 # app-ex-decode: TP communication per token, t = 8, batch 1, NVLink 4 and PCIe 5.0, and its share on PCIe

@@ -47,12 +47,18 @@ def _wire_bytes(model, dp, zero_stage):
 
 
 # dp-ex-bytes: bytes each GPU sends per step in the ring AllReduce, 13B model, BF16, p = 64, 8, 1024
-@exercise("dp-ex-bytes", CHAPTER, parts=("p64", "p8", "p1024"),
+def _vary_bytes(rng):
+    """Per-student numbers: the model, a name in catalog.models (the book's is the chapter's 13B)."""
+    return {"model": str(rng.choice(["llama2-7b", "llama3-8b", "llama2-70b", "mixtral-8x7b", "gpt3-175b"]))}
+
+
+@exercise("dp-ex-bytes", CHAPTER, parts=("p64", "p8", "p1024"), variants=_vary_bytes,
           doc="bytes each GPU sends per step (per direction) in the ring AllReduce of a 13B model's BF16 "
               "gradients on 64, 8 and 1,024 GPUs")
-def _dp_ex_bytes():
-    _, gpt_13b = _models()
-    n = gpt_13b.params
+def _dp_ex_bytes(model="13B"):
+    from ..catalog import models as catalog_models
+
+    n = _models()[1].params if model == "13B" else catalog_models.get(model).params
     out = {}
     for p in (64, 8, 1024):
         _, b, _ = C.cost_terms("allreduce", p, "ring")

@@ -33,16 +33,21 @@ def _workloads():
 
 
 # ops-ex-power: DGX H100 nodes per 40 kW rack and the GPUs' share of a node's maximum
-@exercise("ops-ex-power", CHAPTER, parts=("nodes_per_rack", "gpu_share"),
+def _vary_power(rng):
+    """Per-student numbers: the rack's power budget (W)."""
+    return {"budget": float(rng.choice([25e3, 35e3, 50e3, 60e3, 80e3]))}
+
+
+@exercise("ops-ex-power", CHAPTER, parts=("nodes_per_rack", "gpu_share"), variants=_vary_power,
           doc="DGX H100 systems (10.2 kW max) in a 40 kW rack, and the share of 8 x 700 W GPUs in a node's maximum")
-def _ops_ex_power():
-    budget, node = 40e3, 10.2e3
+def _ops_ex_power(budget=40e3):
+    node = 10.2e3
     gpus = 8 * devices.get_gpu("H100").power
     n = int(np.floor(budget / node))
     share = gpus / node
-    return {"nodes_per_rack": Answer(n, "1", rtol=0, generic=(), mistakes={
-                "rounded up: a rack cannot be loaded beyond its power budget": int(np.ceil(budget / node)),
-                "sized the rack for the GPUs alone (8 x 700 W), not for the whole node": int(np.floor(budget / gpus))}),
+    slips = {"rounded up: a rack cannot be loaded beyond its power budget": int(np.ceil(budget / node)),
+             "sized the rack for the GPUs alone (8 x 700 W), not for the whole node": int(np.floor(budget / gpus))}
+    return {"nodes_per_rack": Answer(n, "1", rtol=0, generic=(), mistakes={k: v for k, v in slips.items() if v != n}),
             "gpu_share": Answer(share, "1", mistakes={
                 "counted one GPU, not eight": devices.get_gpu("H100").power / node})}
 
@@ -169,19 +174,24 @@ def _ops_ex_cost(tp_steps=1, pp_steps=1):
 
 
 # ops-ex-fallback: 2 GB hierarchical AllReduce on 16 nodes, NDR rails against a socket fallback
-@exercise("ops-ex-fallback", CHAPTER, parts=("time_ib", "time_socket", "slowdown"),
+def _vary_fallback(rng):
+    """Per-student numbers: the gradient (GB) and the number of nodes."""
+    return {"gb": float(rng.choice([0.5, 1.0, 4.0, 8.0])), "nodes": int(rng.choice([4, 8, 32, 64]))}
+
+
+@exercise("ops-ex-fallback", CHAPTER, parts=("time_ib", "time_socket", "slowdown"), variants=_vary_fallback,
           doc="2 GB hierarchical AllReduce on 16 DGX H100-like nodes over NDR rails and over one shared 100 GbE "
               "interface per node (s), and the slowdown")
-def _ops_ex_fallback():
+def _ops_ex_fallback(gb=2.0, nodes=16):
     nv, ndr, eth = links.get_link("nvlink4"), links.get_link("ib-ndr"), links.get_link("eth-100g")
     eff = comm_efficiency_of("nvlink4")     # NVLink 4's measured ring efficiency, every link
-    args = (2 * GB, 16, 8, nv.bandwidth * eff, nv.latency)
+    args = (gb * GB, nodes, 8, nv.bandwidth * eff, nv.latency)
     t_ib = C.hierarchical_allreduce_time(*args, ndr.bandwidth * eff, ndr.latency)
     t_so = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff / 8, eth.latency)
     t_so_unshared = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff, eth.latency)
     return {"time_ib": Answer(t_ib, "s", mistakes={
                 "left out the communication efficiency (links at their peak)":
-                    C.hierarchical_allreduce_time(2 * GB, 16, 8, nv.bandwidth, nv.latency, ndr.bandwidth,
+                    C.hierarchical_allreduce_time(gb * GB, nodes, 8, nv.bandwidth, nv.latency, ndr.bandwidth,
                                                   ndr.latency)}),
             "time_socket": Answer(t_so, "s", mistakes={
                 "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared}),
