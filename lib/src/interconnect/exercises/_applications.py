@@ -117,19 +117,24 @@ def _app_ex_halo():
 
 
 # app-ex-shuffle: 400 GB AllToAll on 8 GPUs, NVLink 4 and PCIe 5.0, alpha-beta
-@exercise("app-ex-shuffle", CHAPTER, parts=("nvlink", "pcie"),
+def _vary_shuffle(rng):
+    """Per-student numbers: the table's size (GB) and the GPUs."""
+    return {"gb": float(rng.choice([100, 250, 800, 1000])), "gpus": int(rng.choice([4, 8]))}
+
+
+@exercise("app-ex-shuffle", CHAPTER, parts=("nvlink", "pcie"), variants=_vary_shuffle,
           doc="alpha-beta time (s) of the AllToAll shuffle of 400 GB over 8 GPUs on NVLink 4 and on PCIe 5.0 x16")
-def _app_ex_shuffle():
+def _app_ex_shuffle(gb=400.0, gpus=8):
     out = {}
-    d = 400 * GB
+    d, p = gb * GB, gpus
     for part, name in (("nvlink", "nvlink4"), ("pcie", "pcie5x16")):
         lk = links.get_link(name)
-        t = C.collective_time("alltoall", d / 8, 8, lk.bandwidth, lk.latency, "direct")
+        t = C.collective_time("alltoall", d / p, p, lk.bandwidth, lk.latency, "direct")
         out[part] = Answer(t, "s", mistakes={
-            "sent the whole 400 GB through each GPU's link; each rank sends only the D/p it holds":
-                C.collective_time("alltoall", d, 8, lk.bandwidth, lk.latency, "direct"),
+            "sent the whole table through each GPU's link; each rank sends only the D/p it holds":
+                C.collective_time("alltoall", d, p, lk.bandwidth, lk.latency, "direct"),
             "forgot that each GPU keeps 1/p of its rows: it sends (p - 1)/p of D/p":
-                d / 8 / lk.bandwidth + 7 * lk.latency})
+                d / p / lk.bandwidth + (p - 1) * lk.latency})
     return out
 
 

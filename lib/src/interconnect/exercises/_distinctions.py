@@ -37,19 +37,25 @@ def _dis_ex_units(port="eth-800g", gib=10):
 
 
 # dis-ex-bidir: NVLink 5 "1.8 TB/s" per GPU: per direction, and an 8-GPU 4 GiB ring AllReduce
-@exercise("dis-ex-bidir", CHAPTER, parts=("per_direction", "allreduce"),
+def _vary_bidir(rng):
+    """Per-student numbers: the buffer (GiB) and the GPUs in the ring."""
+    return {"gib": int(rng.choice([1, 2, 8, 16])), "gpus": int(rng.choice([4, 16, 72]))}
+
+
+@exercise("dis-ex-bidir", CHAPTER, parts=("per_direction", "allreduce"), variants=_vary_bidir,
           doc="NVLink 5 per-GPU bandwidth per direction (B/s) and the 8-GPU ring AllReduce time of 4 GiB (s)")
-def _dis_ex_bidir():
+def _dis_ex_bidir(gib=4, gpus=8):
     nv5 = links.get_link("nvlink5")
     bw = per_direction(1.8 * TB)
-    t = C.collective_time("allreduce", 4 * GiB, 8, bw, nv5.latency)
-    a_ring, _, _ = C.cost_terms("allreduce", 8, "ring")
+    n = gib * GiB
+    t = C.collective_time("allreduce", n, gpus, bw, nv5.latency)
+    a_ring, _, _ = C.cost_terms("allreduce", gpus, "ring")
     return {
         "per_direction": Answer(bw, "B/s"),
         "allreduce": Answer(t, "s", mistakes={
             "used the bidirectional 1.8 TB/s: a ring sends one way on each link":
-                C.collective_time("allreduce", 4 * GiB, 8, bidirectional(bw), nv5.latency),
-            "used n/B (one send) instead of the ring's 2(p-1)/p n/B": a_ring * nv5.latency + 4 * GiB / bw}),
+                C.collective_time("allreduce", n, gpus, bidirectional(bw), nv5.latency),
+            "used n/B (one send) instead of the ring's 2(p-1)/p n/B": a_ring * nv5.latency + n / bw}),
     }
 
 

@@ -86,10 +86,16 @@ def _rel_ex_restart():
 
 
 # rel-ex-bandwidth: aggregate write bandwidth for 85 % goodput, 175 B model, 16,384 GPUs, 10-min restart
-@exercise("rel-ex-bandwidth", CHAPTER, doc="aggregate checkpoint write bandwidth (B/s) that gives 85 % goodput")
-def _rel_ex_bandwidth():
-    M = R.cluster_mtbf(_mtbf_gpu_l3(), 16_384)
-    st = memory.training_memory(175e9)
+def _vary_bandwidth(rng):
+    """Per-student numbers: the model's parameters and the GPUs."""
+    return {"params": float(rng.choice([70e9, 405e9])), "gpus": int(rng.choice([4096, 8192, 32_768]))}
+
+
+@exercise("rel-ex-bandwidth", CHAPTER, variants=_vary_bandwidth,
+          doc="aggregate checkpoint write bandwidth (B/s) that gives 85 % goodput")
+def _rel_ex_bandwidth(params=175e9, gpus=16_384):
+    M = R.cluster_mtbf(_mtbf_gpu_l3(), gpus)
+    st = memory.training_memory(params)
     nbytes = st["params"] + st["optimizer"]
     deltas = np.logspace(0, np.log10(3600), 2000)
     g = R.goodput(R.daly_interval(deltas, M), deltas, M, 10 * minute)
