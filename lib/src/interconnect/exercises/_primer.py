@@ -110,3 +110,28 @@ def _primer_ex_trace(size=2**30, params=1.3e9):
                 n * factor[p] / busbw,
             "used the AllGather factor (p-1)/p instead of the AllReduce's 2(p-1)/p": t8 / 2}),
     }
+
+
+# primer-ex-derive: the bus-bandwidth factors derived from the ring, and a ReduceScatter's busbw
+def _vary_derive(rng):
+    """Per-student numbers: the ranks and the ReduceScatter's time (s)."""
+    return {"p": int(rng.choice([4, 8, 32, 64])), "time": float(rng.choice([2e-3, 8e-3, 12e-3]))}
+
+
+@exercise("primer-ex-derive", CHAPTER, parts=("rs_factor", "ar_factor", "rs_busbw"), variants=_vary_derive,
+          doc="busbw / algbw of a ring ReduceScatter and of a ring AllReduce on 16 ranks, derived from the bytes a "
+              "rank sends, and the busbw (B/s) of a 1 GiB ReduceScatter on 16 GPUs that took 5 ms")
+def _primer_ex_derive(p=16, time=5e-3):
+    rs, ar = C.bus_factor("reducescatter", p), C.bus_factor("allreduce", p)
+    algbw = C.algorithm_bandwidth(1 * GiB, time)
+    return {
+        "rs_factor": Answer(rs, "1", rtol=0.001, mistakes={
+            "inverted the factor: a rank sends (p - 1)/p of n, so busbw is algbw times (p - 1)/p": 1 / rs,
+            "gave the AllReduce's factor: a ReduceScatter is half of it": ar}),
+        "ar_factor": Answer(ar, "1", rtol=0.001, mistakes={
+            "gave the ReduceScatter's factor: the AllReduce adds an AllGather that sends as much again": rs,
+            "took the large-p limit 2: at finite p it is 2(p - 1)/p": 2.0}),
+        "rs_busbw": Answer(rs * algbw, "B/s", mistakes={
+            "reported algbw, n / t: busbw multiplies it by (p - 1)/p": algbw,
+            "used the AllReduce's factor 2(p - 1)/p for a ReduceScatter": ar * algbw}),
+    }
