@@ -35,12 +35,20 @@ def _srv_ex_kv():
     }
 
 
-# srv-ex-bstar: the decode batch at which a dense model's step turns compute-bound (no context)
-@exercise("srv-ex-bstar", CHAPTER, parts=("bf16", "fp8"),
+# srv-ex-bstar: the decode batch at which a dense model's step turns compute-bound (no context), on a DGX B200
+# (the chapter prints the DGX H100's)
+def _vary_bstar(rng):
+    """Per-student numbers: the machine (not the DGX H100, whose b* the chapter prints, nor the DGX A100: no FP8)
+    and the dense model."""
+    return {"machine_name": str(rng.choice(["dgx-h200", "gb200-nvl72"])),
+            "model": str(rng.choice(["llama3-8b", "llama3-70b", "llama2-70b"]))}
+
+
+@exercise("srv-ex-bstar", CHAPTER, parts=("bf16", "fp8"), variants=_vary_bstar,
           doc="decode batch b* at which the weight GEMMs take as long as reading the weights, Llama 3 70B on a "
-              "DGX H100 with TP 8 and no context, BF16 and FP8 weights")
-def _srv_ex_bstar():
-    m, h = models.get("llama3-70b"), machine("dgx-h100")
+              "DGX B200 with TP 8 and no context, BF16 and FP8 weights")
+def _srv_ex_bstar(machine_name="dgx-b200", model="llama3-70b"):
+    m, h = models.get(model), machine(machine_name)
     peak = replace(h, gemm_gpu=None, gemm_efficiency=1.0, fp8_gemm_efficiency=1.0)
     out = {}
     for key, fp8 in (("bf16", False), ("fp8", True)):
