@@ -280,7 +280,7 @@ def test_planning_checker_follows_the_scenario(monkeypatch):
     before_net = expected("planning-ex-network", "time_hdr")
     clusters = dict(pl.clusters)
     clusters["DGX A100 + HDR"] = Cluster.from_links("A100", "nvlink3", "eth-100g")
-    _patch(monkeypatch, "planning", dataclasses.replace(pl, clusters=clusters, memory_limit=30e9))
+    _patch(monkeypatch, "planning", dataclasses.replace(pl, clusters=clusters, memory_limit=25e9))
     assert expected("planning-ex-units", "memory") != before_units    # the smaller limit forces another plan
     assert expected("planning-ex-network", "time_hdr") != before_net   # the slower network
 

@@ -25,11 +25,18 @@ def _clusters():
     return {"pcie": cl["8×A100 PCIe + HDR"], "a100": cl["DGX A100 + HDR"], "h100": cl["DGX H100 + NDR"]}
 
 
-# planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an H100
-@exercise("planning-ex-units", CHAPTER, parts=("memory", "left"),
-          doc="memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an 80 GiB H100 (bytes)")
-def _planning_ex_units():
-    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], 1024, _limit()).best[2])
+# planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B on 2,048 GPUs (the chapter plans 1,024),
+# and the room left on an H100
+def _vary_units(rng):
+    """Per-student numbers: the GPUs planned for."""
+    return {"gpus": int(rng.choice([256, 512, 4096]))}
+
+
+@exercise("planning-ex-units", CHAPTER, parts=("memory", "left"), variants=_vary_units,
+          doc="memory per GPU of the DGX H100 plan for GPT-3 175B on 2,048 GPUs, and the room left on an 80 GiB "
+              "H100 (bytes)")
+def _planning_ex_units(gpus=2048):
+    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], gpus, _limit()).best[2])
     cap = float(devices.get_gpu("H100").memory)
     return {"memory": Answer(mem, "B"),
             "left": Answer(cap - mem, "B", mistakes={
