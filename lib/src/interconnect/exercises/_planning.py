@@ -63,15 +63,21 @@ def _planning_ex_zero3():
                 "2: ZeRO-3 adds one AllGather of the parameters, half an AllReduce, not a whole one": 2.0 * r / 1.5})}
 
 
-# planning-ex-recompute: planner with full recomputation (no SP) against selective + SP, DGX A100
+# planning-ex-recompute: planner with full recomputation (no SP) against selective + SP, 512 DGX A100 GPUs (the
+# chapter plans 1,024)
+def _vary_recompute(rng):
+    """Per-student numbers: the GPUs planned for."""
+    return {"gpus": int(rng.choice([256, 2048]))}
+
+
 @exercise("planning-ex-recompute", CHAPTER, parts=("mfu_full", "mfu_selective", "memory_full", "memory_selective",
-                                                    "higher_mfu"),
-          doc="MFU and memory per GPU of the winner with full and with selective recomputation; "
-              "which has the higher MFU")
-def _planning_ex_recompute():
+                                                    "higher_mfu"), variants=_vary_recompute,
+          doc="MFU and memory per GPU of the winner on 512 DGX A100 GPUs with full and with selective "
+              "recomputation; which has the higher MFU")
+def _planning_ex_recompute(gpus=512):
     m, c = _gpt3(), _clusters()["a100"]
-    full = parallel.plan(m, c, 1024, _limit(), recompute="full", sequence_parallel=False).best
-    sel = parallel.plan(m, c, 1024, _limit()).best
+    full = parallel.plan(m, c, gpus, _limit(), recompute="full", sequence_parallel=False).best
+    sel = parallel.plan(m, c, gpus, _limit()).best
     win = "full" if full[1].mfu > sel[1].mfu else "selective"
     return {"mfu_full": Answer(float(full[1].mfu), "1", rtol=0.01, mistakes={
                 "gave the hardware FLOPs utilisation (HFU); MFU does not count the recomputed forward pass":
