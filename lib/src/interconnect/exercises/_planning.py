@@ -67,7 +67,7 @@ def _planning_ex_zero3():
 # chapter plans 1,024)
 def _vary_recompute(rng):
     """Per-student numbers: the GPUs planned for."""
-    return {"gpus": int(rng.choice([256, 2048]))}
+    return {"gpus": int(rng.choice([128, 256, 2048, 4096]))}
 
 
 @exercise("planning-ex-recompute", CHAPTER, parts=("mfu_full", "mfu_selective", "memory_full", "memory_selective",
