@@ -76,20 +76,27 @@ def _app_ex_kv(sequences=16, tokens=8192):
                 if v != need})}
 
 
-# app-ex-decode: TP communication per token, t = 8, batch 1, NVLink 4 and PCIe 5.0, and its share on PCIe
-@exercise("app-ex-decode", CHAPTER, parts=("comm_nvlink", "comm_pcie", "share_pcie"),
-          doc="tensor-parallel communication per decoded token (s) of Llama 2 70B at t = 8, batch 1, on NVLink 4 "
+# app-ex-decode: TP communication per token, t = 8, batch 16 (the chapter prints batch 1), NVLink 4 and PCIe 5.0,
+# and its share on PCIe
+def _vary_decode(rng):
+    """Per-student numbers: the batch and the tensor-parallel degree."""
+    return {"batch": int(rng.choice([4, 32, 64])), "tp": int(rng.choice([4, 8]))}
+
+
+@exercise("app-ex-decode", CHAPTER, parts=("comm_nvlink", "comm_pcie", "share_pcie"), variants=_vary_decode,
+          doc="tensor-parallel communication per decoded token (s) of Llama 2 70B at t = 8, batch 16, on NVLink 4 "
               "and PCIe 5.0 x16, and its share of the token on PCIe")
-def _app_ex_decode():
-    nv, pc = _decode("nvlink4"), _decode("pcie5x16")
+def _app_ex_decode(batch=16, tp=8):
+    nv, pc = _decode("nvlink4", tp, batch), _decode("pcie5x16", tp, batch)
+    msg = 2 * batch * 8192                      # 2bh bytes per AllReduce
     out = {}
     for part, d, name in (("comm_nvlink", nv, "nvlink4"), ("comm_pcie", pc, "pcie5x16")):
         lk = links.get_link(name)
-        one_ar = C.collective_time("allreduce", 2 * 8192, 8, lk.bandwidth, lk.latency)
-        out[part] = Answer(d.comm, "s", mistakes={
-            "counted one AllReduce per layer; there are two (after attention and after the MLP)": 80 * one_ar,
-            "counted the latency once per AllReduce; a ring pays it 2(t - 1) times":
-                2 * 80 * (lk.latency + 2 * 7 / 8 * 2 * 8192 / lk.bandwidth)})
+        one_ar = C.collective_time("allreduce", msg, tp, lk.bandwidth, lk.latency)
+        slips = {"counted one AllReduce per layer; there are two (after attention and after the MLP)": 80 * one_ar,
+                 "counted the latency once per AllReduce; a ring pays it 2(t - 1) times":
+                     2 * 80 * (lk.latency + 2 * (tp - 1) / tp * msg / lk.bandwidth)}
+        out[part] = Answer(d.comm, "s", mistakes={k: v for k, v in slips.items() if abs(v / d.comm - 1) > 0.05})
     out["share_pcie"] = Answer(pc.comm_share, "1", mistakes={
         "divided by the weight-read time instead of the whole token": pc.comm / pc.weights})
     return out
