@@ -283,7 +283,7 @@ def test_planning_checker_follows_the_scenario(monkeypatch):
     before_net = expected("planning-ex-network", "time_hdr")
     clusters = dict(pl.clusters)
     clusters["DGX A100 + HDR"] = Cluster.from_links("A100", "nvlink3", "eth-100g")
-    _patch(monkeypatch, "planning", dataclasses.replace(pl, clusters=clusters, memory_limit=30e9))
+    _patch(monkeypatch, "planning", dataclasses.replace(pl, clusters=clusters, memory_limit=25e9))
     assert expected("planning-ex-units", "memory") != before_units    # the smaller limit forces another plan
     assert expected("planning-ex-network", "time_hdr") != before_net   # the slower network
 
@@ -300,12 +300,12 @@ def test_operations_scenario_uses_the_catalog():
 
 def test_operations_checker_follows_the_scenario(monkeypatch):
     ops = scenarios.operations()
-    before_cost = expected("ops-ex-cost", "breakeven_tp")
+    before_cost = expected("ops-ex-cost", "breakeven_pcie")
     before_scaling = expected("ops-ex-scaling", "mfu")
     clusters = dict(ops.clusters)
     clusters["NVLink + NDR IB"] = Cluster.from_links("H100", "nvlink5", "ib-xdr")
     _patch(monkeypatch, "operations", dataclasses.replace(ops, clusters=clusters))
-    assert expected("ops-ex-cost", "breakeven_tp") != before_cost
+    assert expected("ops-ex-cost", "breakeven_pcie") != before_cost
     assert expected("ops-ex-scaling", "mfu") != before_scaling
 
 

@@ -66,6 +66,9 @@ ASSIGNMENTS = {
                     ["pp-ex-share", "tp-ex-bytes", "rel-ex-mtbf"]),
     "a5-practice": ("Practice", "Units, directions and the next links",
                     ["dis-ex-units", "dis-ex-bidir", "out-ex-nvlink6"]),
+    "a5-traces": ("Practice", "Reading real tool output: nvidia-smi topo -m, nccl-tests and NCCL logs",
+                  ["primer-ex-trace", "pcie-ex-topo-trace", "prot-ex-nccl-trace", "dp-ex-rings-trace",
+                   "ops-ex-trace"]),
 }
 
 #: The test helper of the ring AllReduce task: runs the student's function with a ``send``

@@ -17,11 +17,14 @@
   :mod:`interconnect.rendering`.
 * :mod:`~interconnect.catalog.measurements`: measured figures (nvbandwidth, nccl-tests
   busbw, p2pBandwidthLatencyTest, ...) with system, tool and source (``get``, ``names``).
+* :mod:`~interconnect.catalog.traces`: real tool output (``nvidia-smi topo -m``, nccl-tests,
+  ``NCCL_DEBUG=INFO``) with its source, and the parsers the trace-reading exercises use.
 
 A machine is built from GPU and link names with
 :meth:`interconnect.parallel.Cluster.from_links`.
 """
 
-from . import boards, fabrics, gpus, link_specs, link_tables, links, measurements, media, models
+from . import boards, fabrics, gpus, link_specs, link_tables, links, measurements, media, models, traces
 
-__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards", "measurements", "fabrics"]
+__all__ = ["models", "links", "link_specs", "link_tables", "gpus", "media", "boards", "measurements", "fabrics",
+           "traces"]

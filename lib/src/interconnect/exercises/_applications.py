@@ -53,36 +53,50 @@ def _llama70():
 
 
 # app-ex-kv: KV cache of Llama 2 70B, 16 sequences of 8,192 tokens, and the smallest TP group
-@exercise("app-ex-kv", CHAPTER, parts=("kv_per_token", "kv_total", "min_gpus"),
+def _vary_kv(rng):
+    """Per-student numbers: the sequences and their length in tokens (kept within one 8-GPU node)."""
+    return {"sequences": int(rng.choice([4, 8, 24, 32])), "tokens": int(rng.choice([4096, 16384]))}
+
+
+@exercise("app-ex-kv", CHAPTER, parts=("kv_per_token", "kv_total", "min_gpus"), variants=_vary_kv,
           doc="KV cache bytes per token and for 16 x 8,192 tokens of Llama 2 70B, and the smallest TP group "
               "(1, 2, 4 or 8 H100s, 76 GiB usable) that holds it with the weights")
-def _app_ex_kv():
+def _app_ex_kv(sequences=16, tokens=8192):
     kv1 = M.kv_cache_bytes(80, 8, 128, 1)
-    kv = M.kv_cache_bytes(80, 8, 128, 8192, 16)
+    kv = M.kv_cache_bytes(80, 8, 128, tokens, sequences)
     need = next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B + kv)
     mha = "counted the 64 query heads; with grouped-query attention only the 8 key-value heads are cached"
     only_k = "forgot the factor 2: both a key and a value vector are cached per head"
     return {"kv_per_token": Answer(kv1, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 1), only_k: kv1 / 2}),
-            "kv_total": Answer(kv, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, 8192, 16), only_k: kv / 2}),
+            "kv_total": Answer(kv, "B", mistakes={mha: M.kv_cache_bytes(80, 64, 128, tokens, sequences),
+                                                  only_k: kv / 2}),
             "min_gpus": Answer(float(need), "1", rtol=1e-9, generic=(), mistakes={
-                "sized for the weights alone; the KV cache needs room too":
-                    float(next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B))})}
+                k: v for k, v in {"sized for the weights alone; the KV cache needs room too":
+                                  float(next(t for t in (1, 2, 4, 8) if t * _limit() >= WEIGHTS_70B))}.items()
+                if v != need})}
 
 
-# app-ex-decode: TP communication per token, t = 8, batch 1, NVLink 4 and PCIe 5.0, and its share on PCIe
-@exercise("app-ex-decode", CHAPTER, parts=("comm_nvlink", "comm_pcie", "share_pcie"),
-          doc="tensor-parallel communication per decoded token (s) of Llama 2 70B at t = 8, batch 1, on NVLink 4 "
+# app-ex-decode: TP communication per token, t = 8, batch 16 (the chapter prints batch 1), NVLink 4 and PCIe 5.0,
+# and its share on PCIe
+def _vary_decode(rng):
+    """Per-student numbers: the batch and the tensor-parallel degree."""
+    return {"batch": int(rng.choice([4, 32, 64])), "tp": int(rng.choice([4, 8]))}
+
+
+@exercise("app-ex-decode", CHAPTER, parts=("comm_nvlink", "comm_pcie", "share_pcie"), variants=_vary_decode,
+          doc="tensor-parallel communication per decoded token (s) of Llama 2 70B at t = 8, batch 16, on NVLink 4 "
               "and PCIe 5.0 x16, and its share of the token on PCIe")
-def _app_ex_decode():
-    nv, pc = _decode("nvlink4"), _decode("pcie5x16")
+def _app_ex_decode(batch=16, tp=8):
+    nv, pc = _decode("nvlink4", tp, batch), _decode("pcie5x16", tp, batch)
+    msg = 2 * batch * 8192                      # 2bh bytes per AllReduce
     out = {}
     for part, d, name in (("comm_nvlink", nv, "nvlink4"), ("comm_pcie", pc, "pcie5x16")):
         lk = links.get_link(name)
-        one_ar = C.collective_time("allreduce", 2 * 8192, 8, lk.bandwidth, lk.latency)
-        out[part] = Answer(d.comm, "s", mistakes={
-            "counted one AllReduce per layer; there are two (after attention and after the MLP)": 80 * one_ar,
-            "counted the latency once per AllReduce; a ring pays it 2(t - 1) times":
-                2 * 80 * (lk.latency + 2 * 7 / 8 * 2 * 8192 / lk.bandwidth)})
+        one_ar = C.collective_time("allreduce", msg, tp, lk.bandwidth, lk.latency)
+        slips = {"counted one AllReduce per layer; there are two (after attention and after the MLP)": 80 * one_ar,
+                 "counted the latency once per AllReduce; a ring pays it 2(t - 1) times":
+                     2 * 80 * (lk.latency + 2 * (tp - 1) / tp * msg / lk.bandwidth)}
+        out[part] = Answer(d.comm, "s", mistakes={k: v for k, v in slips.items() if abs(v / d.comm - 1) > 0.05})
     out["share_pcie"] = Answer(pc.comm_share, "1", mistakes={
         "divided by the weight-read time instead of the whole token": pc.comm / pc.weights})
     return out
@@ -110,19 +124,24 @@ def _app_ex_halo():
 
 
 # app-ex-shuffle: 400 GB AllToAll on 8 GPUs, NVLink 4 and PCIe 5.0, alpha-beta
-@exercise("app-ex-shuffle", CHAPTER, parts=("nvlink", "pcie"),
+def _vary_shuffle(rng):
+    """Per-student numbers: the table's size (GB) and the GPUs."""
+    return {"gb": float(rng.choice([100, 250, 800, 1000])), "gpus": int(rng.choice([4, 8]))}
+
+
+@exercise("app-ex-shuffle", CHAPTER, parts=("nvlink", "pcie"), variants=_vary_shuffle,
           doc="alpha-beta time (s) of the AllToAll shuffle of 400 GB over 8 GPUs on NVLink 4 and on PCIe 5.0 x16")
-def _app_ex_shuffle():
+def _app_ex_shuffle(gb=400.0, gpus=8):
     out = {}
-    d = 400 * GB
+    d, p = gb * GB, gpus
     for part, name in (("nvlink", "nvlink4"), ("pcie", "pcie5x16")):
         lk = links.get_link(name)
-        t = C.collective_time("alltoall", d / 8, 8, lk.bandwidth, lk.latency, "direct")
+        t = C.collective_time("alltoall", d / p, p, lk.bandwidth, lk.latency, "direct")
         out[part] = Answer(t, "s", mistakes={
-            "sent the whole 400 GB through each GPU's link; each rank sends only the D/p it holds":
-                C.collective_time("alltoall", d, 8, lk.bandwidth, lk.latency, "direct"),
+            "sent the whole table through each GPU's link; each rank sends only the D/p it holds":
+                C.collective_time("alltoall", d, p, lk.bandwidth, lk.latency, "direct"),
             "forgot that each GPU keeps 1/p of its rows: it sends (p - 1)/p of D/p":
-                d / 8 / lk.bandwidth + 7 * lk.latency})
+                d / p / lk.bandwidth + (p - 1) * lk.latency})
     return out
 
 

@@ -7,6 +7,7 @@ import numpy as np
 from .. import collectives as C
 from .. import devices, links, memory, scenarios
 from .. import parallel as P
+from ..catalog import traces
 from ..units import GB, MB
 from . import Answer, exercise
 
@@ -46,12 +47,18 @@ def _wire_bytes(model, dp, zero_stage):
 
 
 # dp-ex-bytes: bytes each GPU sends per step in the ring AllReduce, 13B model, BF16, p = 64, 8, 1024
-@exercise("dp-ex-bytes", CHAPTER, parts=("p64", "p8", "p1024"),
+def _vary_bytes(rng):
+    """Per-student numbers: the model, a name in catalog.models (the book's is the chapter's 13B)."""
+    return {"model": str(rng.choice(["llama2-7b", "llama3-8b", "llama2-70b", "mixtral-8x7b", "gpt3-175b"]))}
+
+
+@exercise("dp-ex-bytes", CHAPTER, parts=("p64", "p8", "p1024"), variants=_vary_bytes,
           doc="bytes each GPU sends per step (per direction) in the ring AllReduce of a 13B model's BF16 "
               "gradients on 64, 8 and 1,024 GPUs")
-def _dp_ex_bytes():
-    _, gpt_13b = _models()
-    n = gpt_13b.params
+def _dp_ex_bytes(model="13B"):
+    from ..catalog import models as catalog_models
+
+    n = _models()[1].params if model == "13B" else catalog_models.get(model).params
     out = {}
     for p in (64, 8, 1024):
         _, b, _ = C.cost_terms("allreduce", p, "ring")
@@ -268,3 +275,42 @@ def _dp_ex_hsdp():
             "sharded the model states over all 256 GPUs; HSDP shards over the 8 of a node": out["mem_fsdp"]}),
     }
     return answers
+
+
+# dp-ex-rings-trace: read NCCL's rings from a real NCCL_DEBUG=INFO log (16 ranks on 2 nodes) for a DP AllReduce
+def _vary_rings_trace(rng):
+    """Per-student numbers: the channel whose ring is read, and the model's parameters."""
+    return {"channel": int(rng.integers(1, 4)), "params": float(rng.choice([1.3e9, 2.7e9, 6.7e9, 13e9]))}
+
+
+@exercise("dp-ex-rings-trace", CHAPTER, parts=("channels", "crossings", "sender", "node_bytes"),
+          variants=_vary_rings_trace,
+          doc="from a real NCCL_DEBUG=INFO log of 16 ranks on 2 nodes: the channels, how often one ring crosses "
+              "between the nodes, the rank that sends into the second node in channel 01, and the bytes a node "
+              "sends over the network for a ring AllReduce of a 6.7B model's BF16 gradient")
+def _dp_ex_rings_trace(channel=1, params=6.7e9):
+    log = traces.nccl_log(traces.get("ib-2x8-nccl-rings").text)
+    p, per_node, nch = log["nranks"], log["local_ranks"], log["n_channels"]
+    ring = log["rings"][channel]
+    hops = list(zip(ring, ring[1:] + ring[:1]))
+    cross = [(a, b) for a, b in hops if a // per_node != b // per_node]
+    sender = next(a for a, b in cross if a // per_node == 0)
+    n = 2 * params                                    # BF16 gradient
+    _, b, _ = C.cost_terms("allreduce", p, "ring")    # each ring edge carries b * (n / nch)
+    out_edges = sum(1 for a, _ in cross if a // per_node == 0)   # edges leaving node 0 in one ring
+    node_bytes = nch * out_edges * b * n / nch
+    _, b_local, _ = C.cost_terms("allreduce", per_node, "ring")
+    return {
+        "channels": Answer(nch, "1", rtol=0, generic=(), mistakes={
+            "counted the ring lines shown; the '/08' after the channel number is the number of channels":
+                len(log["rings"])} if len(log["rings"]) != nch else {}),
+        "crossings": Answer(len(cross), "1", rtol=0, generic=(), mistakes={
+            "counted only the hop out of the first node; the ring closes, so it comes back once": len(cross) // 2}),
+        "sender": Answer(sender, "1", rtol=0, generic=()),
+        "node_bytes": Answer(node_bytes, "B", mistakes={
+            "used p = 8, the GPUs of one node: the ring runs over all sixteen ranks":
+                nch * out_edges * b_local * n / nch,
+            "sent the whole gradient on every channel: each channel's ring carries its share of it": nch * node_bytes,
+            "a factor of 2: counted both crossings of a ring as this node's (one enters it), or took FP32":
+                2 * node_bytes}),
+    }

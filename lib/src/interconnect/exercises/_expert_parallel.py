@@ -75,11 +75,18 @@ def _ep_ex_topk():
     return out
 
 
-# ep-ex-placement: EP = 16, skew 1, on two full nodes or on GPUs 0-3 of four nodes
-@exercise("ep-ex-placement", CHAPTER, parts=("time_2nodes", "time_4nodes", "faster"),
-          doc="simulated dispatch time of EP = 16 on two full 8-GPU nodes and on half of four nodes; which is faster")
-def _ep_ex_placement():
-    counts = moe.dispatch_counts(16 * 4096, 64, 16, top_k=2, skew=1.0, seed=0)
+# ep-ex-placement: EP = 16 at router skew 0.75 (the chapter and its explorer simulate skews 0, 0.5, 1 and
+# 1.5), on two full nodes or on GPUs 0-3 of four nodes
+def _vary_placement(rng):
+    """Per-student numbers: the router's skew."""
+    return {"skew": float(rng.choice([0.25, 0.4, 0.9, 1.25]))}
+
+
+@exercise("ep-ex-placement", CHAPTER, parts=("time_2nodes", "time_4nodes", "faster"), variants=_vary_placement,
+          doc="simulated dispatch time of EP = 16, router skew 0.75, on two full 8-GPU nodes and on half of four "
+              "nodes; which is faster")
+def _ep_ex_placement(skew=0.75):
+    counts = moe.dispatch_counts(16 * 4096, 64, 16, top_k=2, skew=skew, seed=0)
     M = moe.alltoall_matrix(counts, 16, 4096)
     t = {}
     for nodes, gpus in ((2, None), (4, [f"n{j}.gpu{i}" for j in range(4) for i in range(4)])):
@@ -95,15 +102,21 @@ def _ep_ex_placement():
                              mistakes={c: w for c, w in why.items() if c != win})}
 
 
-# ep-ex-crossover: hidden size where dispatch + combine = expert compute, f = 4h, top-2, EP = 8, NDR
-@exercise("ep-ex-crossover", CHAPTER, parts=("h_bf16", "h_fp8"),
-          doc="hidden size at which the AllToAlls take as long as the experts, with BF16 and FP8 dispatch")
-def _ep_ex_crossover():
-    h100, ndr = devices.get_gpu("H100"), links.get_link("ib-ndr")
+# ep-ex-crossover: hidden size where dispatch + combine = expert compute, f = 4h, top-2, EP = 8, over one XDR NIC
+# per GPU (the chapter gives the NDR crossover; HDR, 200 or 400 GbE would repeat it, for FP8 or BF16)
+def _vary_crossover(rng):
+    """Per-student numbers: the network port of each GPU and the EP degree."""
+    return {"nic": str(rng.choice(["ib-edr", "ib-xdr"])), "ep": int(rng.choice([4, 16, 32]))}
+
+
+@exercise("ep-ex-crossover", CHAPTER, parts=("h_bf16", "h_fp8"), variants=_vary_crossover,
+          doc="hidden size at which the AllToAlls take as long as the experts over XDR, with BF16 and FP8 dispatch")
+def _ep_ex_crossover(nic="ib-xdr", ep=8):
+    h100, ndr = devices.get_gpu("H100"), links.get_link(nic)
     # the H100 at its measured GEMM ceiling, as the chapter
-    kw = dict(n_tokens=4096, ep=8, top_k=2, peak_flops=h100.peak_flops,
+    kw = dict(n_tokens=4096, ep=ep, top_k=2, peak_flops=h100.peak_flops,
               gemm_efficiency=parallel.ceiling_fraction("H100"))
-    hs = 2 ** np.linspace(10, 15, 201)
+    hs = 2 ** np.linspace(9, 15, 241)
     out = {}
     for b, name in ((2, "h_bf16"), (1, "h_fp8")):
         sh = np.array([moe.moe_layer_time(hidden=int(h), ffn_hidden=int(4 * h), bandwidth=ndr.bandwidth,

@@ -1,5 +1,6 @@
 """Checkers for the chapter "Selection and operations" (book/practice/operations)."""
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -8,6 +9,7 @@ from .. import collectives as C
 from .. import devices, links, netsim, parallel, scenarios
 from .. import operations as O
 from .. import topology as T
+from ..catalog import traces
 from ..parallel import Layout
 from ..parallel.machines import comm_efficiency_of
 from ..units import GB, MB
@@ -31,16 +33,21 @@ def _workloads():
 
 
 # ops-ex-power: DGX H100 nodes per 40 kW rack and the GPUs' share of a node's maximum
-@exercise("ops-ex-power", CHAPTER, parts=("nodes_per_rack", "gpu_share"),
+def _vary_power(rng):
+    """Per-student numbers: the rack's power budget (W)."""
+    return {"budget": float(rng.choice([25e3, 35e3, 50e3, 60e3, 80e3]))}
+
+
+@exercise("ops-ex-power", CHAPTER, parts=("nodes_per_rack", "gpu_share"), variants=_vary_power,
           doc="DGX H100 systems (10.2 kW max) in a 40 kW rack, and the share of 8 x 700 W GPUs in a node's maximum")
-def _ops_ex_power():
-    budget, node = 40e3, 10.2e3
+def _ops_ex_power(budget=40e3):
+    node = 10.2e3
     gpus = 8 * devices.get_gpu("H100").power
     n = int(np.floor(budget / node))
     share = gpus / node
-    return {"nodes_per_rack": Answer(n, "1", rtol=0, generic=(), mistakes={
-                "rounded up: a rack cannot be loaded beyond its power budget": int(np.ceil(budget / node)),
-                "sized the rack for the GPUs alone (8 x 700 W), not for the whole node": int(np.floor(budget / gpus))}),
+    slips = {"rounded up: a rack cannot be loaded beyond its power budget": int(np.ceil(budget / node)),
+             "sized the rack for the GPUs alone (8 x 700 W), not for the whole node": int(np.floor(budget / gpus))}
+    return {"nodes_per_rack": Answer(n, "1", rtol=0, generic=(), mistakes={k: v for k, v in slips.items() if v != n}),
             "gpu_share": Answer(share, "1", mistakes={
                 "counted one GPU, not eight": devices.get_gpu("H100").power / node})}
 
@@ -125,41 +132,103 @@ def _ops_ex_scaling():
             "comm_share": Answer(res[16]["comm_share"], "1", rtol=0.005)}
 
 
-# ops-ex-cost: break-even price of PCIe + 100 GbE against NVLink + NDR for TP- and PP-heavy work
-@exercise("ops-ex-cost", CHAPTER, parts=("breakeven_tp", "breakeven_pp", "tolerant"),
-          doc="price fraction below which PCIe + 100 GbE gives more training per unit of money, TP- and PP-heavy; "
-              "which tolerates it")
-def _ops_ex_cost():
+# ops-ex-cost: break-even price of the two cheaper clusters against NVLink + NDR for a mix of TP- and PP-heavy
+# steps (the chapter tabulates each workload alone)
+def _vary_cost(rng):
+    """Per-student numbers: how many TP-heavy and PP-heavy steps the job mix runs in turn."""
+    return {"tp_steps": int(rng.choice([1, 2, 3])), "pp_steps": int(rng.choice([2, 3, 4]))}
+
+
+@exercise("ops-ex-cost", CHAPTER, parts=("breakeven_pcie", "breakeven_nvlink_eth", "tolerant"), variants=_vary_cost,
+          doc="price fraction below which PCIe + 100 GbE, and NVLink + 100 GbE, give more training per unit of "
+              "money than NVLink + NDR for a mix of one TP-heavy and one PP-heavy step; which workload tolerates "
+              "the PCIe cluster")
+def _ops_ex_cost(tp_steps=1, pp_steps=1):
     wl = _workloads()
-    fast, slow = _cluster("NVLink + NDR IB"), _cluster("PCIe + 100 GbE")
-    be = {w: parallel.step_time(*wl[w], fast).total / parallel.step_time(*wl[w], slow).total
-          for w in ("TP-heavy", "PP-heavy")}
-    tol = "pp" if be["PP-heavy"] > be["TP-heavy"] else "tp"
-    inv = "gave the step-time ratio slow / fast; the break-even price is its inverse, throughput slow / fast"
-    return {"breakeven_tp": Answer(be["TP-heavy"], "1", mistakes={inv: 1 / be["TP-heavy"]}),
-            "breakeven_pp": Answer(be["PP-heavy"], "1", mistakes={inv: 1 / be["PP-heavy"]}),
-            "tolerant": Answer(tol, choices=("tp", "pp"), mistakes={
-                ("tp" if tol == "pp" else "pp"): "tensor parallelism's AllReduces move to PCIe and sit on the "
-                                                 "critical path of every layer; the pipeline sends one activation "
-                                                 "per microbatch and stage"})}
+    fast = _cluster("NVLink + NDR IB")
+    weight = {"TP-heavy": tp_steps, "PP-heavy": pp_steps}
+
+    def mix(cl):
+        return sum(n * parallel.step_time(*wl[w], cl).total for w, n in weight.items())
+
+    def alone(cl, w):
+        return parallel.step_time(*wl[w], fast).total / parallel.step_time(*wl[w], cl).total
+
+    out = {}
+    for part, name in (("breakeven_pcie", "PCIe + 100 GbE"), ("breakeven_nvlink_eth", "NVLink + 100 GbE")):
+        cl = _cluster(name)
+        be = mix(fast) / mix(cl)
+        mean = sum(n * alone(cl, w) for w, n in weight.items()) / (tp_steps + pp_steps)
+        out[part] = Answer(be, "1", mistakes={k: v for k, v in {
+            "gave the step-time ratio slow / fast; the break-even price is its inverse, throughput slow / fast":
+                1 / be,
+            "averaged the two workloads' break-even prices: the mix's break-even is its total time fast over "
+            "its total time slow": mean}.items() if abs(v - be) > 0.05 * be})
+    be_tp, be_pp = alone(_cluster("PCIe + 100 GbE"), "TP-heavy"), alone(_cluster("PCIe + 100 GbE"), "PP-heavy")
+    tol = "pp" if be_pp > be_tp else "tp"
+    out["tolerant"] = Answer(tol, choices=("tp", "pp"), mistakes={
+        ("tp" if tol == "pp" else "pp"): "tensor parallelism's AllReduces move to PCIe and sit on the "
+                                         "critical path of every layer; the pipeline sends one activation "
+                                         "per microbatch and stage"})
+    return out
 
 
 # ops-ex-fallback: 2 GB hierarchical AllReduce on 16 nodes, NDR rails against a socket fallback
-@exercise("ops-ex-fallback", CHAPTER, parts=("time_ib", "time_socket", "slowdown"),
+def _vary_fallback(rng):
+    """Per-student numbers: the gradient (GB) and the number of nodes."""
+    return {"gb": float(rng.choice([0.5, 1.0, 4.0, 8.0])), "nodes": int(rng.choice([4, 8, 32, 64]))}
+
+
+@exercise("ops-ex-fallback", CHAPTER, parts=("time_ib", "time_socket", "slowdown"), variants=_vary_fallback,
           doc="2 GB hierarchical AllReduce on 16 DGX H100-like nodes over NDR rails and over one shared 100 GbE "
               "interface per node (s), and the slowdown")
-def _ops_ex_fallback():
+def _ops_ex_fallback(gb=2.0, nodes=16):
     nv, ndr, eth = links.get_link("nvlink4"), links.get_link("ib-ndr"), links.get_link("eth-100g")
     eff = comm_efficiency_of("nvlink4")     # NVLink 4's measured ring efficiency, every link
-    args = (2 * GB, 16, 8, nv.bandwidth * eff, nv.latency)
+    args = (gb * GB, nodes, 8, nv.bandwidth * eff, nv.latency)
     t_ib = C.hierarchical_allreduce_time(*args, ndr.bandwidth * eff, ndr.latency)
     t_so = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff / 8, eth.latency)
     t_so_unshared = C.hierarchical_allreduce_time(*args, eth.bandwidth * eff, eth.latency)
     return {"time_ib": Answer(t_ib, "s", mistakes={
                 "left out the communication efficiency (links at their peak)":
-                    C.hierarchical_allreduce_time(2 * GB, 16, 8, nv.bandwidth, nv.latency, ndr.bandwidth,
+                    C.hierarchical_allreduce_time(gb * GB, nodes, 8, nv.bandwidth, nv.latency, ndr.bandwidth,
                                                   ndr.latency)}),
             "time_socket": Answer(t_so, "s", mistakes={
                 "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared}),
             "slowdown": Answer(t_so / t_ib, "1", mistakes={
                 "gave each GPU a whole 100 GbE interface; the node's 8 GPUs share one": t_so_unshared / t_ib})}
+
+
+# ops-ex-trace: a real NCCL_DEBUG=INFO log in which NCCL found no InfiniBand device
+_FALLBACK_WHY = {
+    "p2p": "'P2P/...' is the GPUs' peer-to-peer path (NVLink or PCIe), used only inside one node",
+    "shm": "SHM would read 'via SHM/...': a copy staged through host shared memory",
+    "ib": "'NET/IB' would be RDMA verbs through the InfiniBand NICs; read the NET line of this log again",
+    "socket": "'NET/Socket' is TCP through the kernel's network stack, used between nodes",
+}
+
+
+@exercise("ops-ex-trace", CHAPTER, parts=("inter", "intra", "gpus_per_node", "bandwidth_ratio"),
+          doc="from a real NCCL_DEBUG=INFO log: the transport between nodes and inside a node ('p2p', 'shm', 'ib', "
+              "'socket'), the GPUs per node, and how many times more network bandwidth a node has on eight NDR "
+              "ports than on one 100 GbE interface")
+def _ops_ex_trace():
+    log = traces.nccl_log(traces.get("socket-fallback-nccl-info").text)
+    line = traces.get("socket-fallback-nccl-info").text.splitlines()
+    # the 'rank[device]' pairs give each rank's GPU on its node: ranks 8..15 are GPUs 0..7 of one node
+    dev = {int(r): int(d) for ln in line for r, d in re.findall(r"(\d+)\[(\d+)\]", ln)}
+    per_node = max(dev.values()) + 1
+    kinds = {}
+    for _, s, d, _, t in log["connections"]:
+        kinds["inter" if s // per_node != d // per_node else "intra"] = traces.transport_kind(t)
+    ndr, eth = links.get_link("ib-ndr"), links.get_link("eth-100g")
+    ratio = 8 * ndr.bandwidth / eth.bandwidth
+    return {
+        "inter": Answer(kinds["inter"], choices=tuple(_FALLBACK_WHY), mistakes={
+            k: v for k, v in _FALLBACK_WHY.items() if k != kinds["inter"]}),
+        "intra": Answer(kinds["intra"], choices=tuple(_FALLBACK_WHY), mistakes={
+            k: v for k, v in _FALLBACK_WHY.items() if k != kinds["intra"]}),
+        "gpus_per_node": Answer(per_node, "1", rtol=0, generic=()),
+        "bandwidth_ratio": Answer(ratio, "1", mistakes={
+            "compared one NDR port; the node has eight": ndr.bandwidth / eth.bandwidth}),
+    }

@@ -33,26 +33,41 @@ def _out_ex_nvlink6():
     }
 
 
-# out-ex-bytes-per-flop: NVLink bytes per dense FLOP of V100 and H100, and yearly growth of each
-@exercise("out-ex-bytes-per-flop", CHAPTER, parts=("v100", "h100", "bw_growth", "flops_growth"),
-          doc="bytes per FLOP (NVLink per direction / dense peak) of V100 and H100, and the yearly growth "
-              "factors of NVLink bandwidth and peak FLOP/s from 2017 to 2022")
-def _out_ex_bytes_per_flop():
-    v, h = devices.get_gpu("V100"), devices.get_gpu("H100")
-    bv, bh = links.get_link(v.nvlink).bandwidth, links.get_link(h.nvlink).bandwidth
+# out-ex-bytes-per-flop: PCIe bytes per FLOP of the V100 and the H100, and the yearly growth of each quantity
+# (the chapter tabulates the NVLink bytes per FLOP)
+def _vary_bytes_per_flop(rng):
+    """Per-student numbers: the older and the newer GPU."""
+    old, new = [("V100", "A100"), ("A100", "H100"), ("V100", "B200"), ("A100", "B200")][int(rng.integers(0, 4))]
+    return {"old": old, "new": new}
+
+
+@exercise("out-ex-bytes-per-flop", CHAPTER, parts=("old", "new", "bw_growth", "flops_growth"),
+          variants=_vary_bytes_per_flop,
+          doc="bytes per FLOP of the host link (PCIe per direction / dense peak) of V100 and H100, and the yearly "
+              "growth factors of PCIe bandwidth and peak FLOP/s from 2017 to 2022")
+def _out_ex_bytes_per_flop(old="V100", new="H100"):
+    v, h = devices.get_gpu(old), devices.get_gpu(new)
+    bv, bh = links.get_link(v.pcie).bandwidth, links.get_link(h.pcie).bandwidth
     years = h.year - v.year
-    bidir = "used the bidirectional NVLink figure; the book's ratio uses bandwidth per direction"
-    total = "gave the total ratio over the five years, not the factor per year (take the 5th root)"
+    bidir = "used the bidirectional PCIe figure; the book's ratio uses bandwidth per direction"
+    total = "gave the total ratio over the years, not the factor per year (take the root)"
     linear = "averaged the growth linearly (ratio - 1) / years + 1; growth compounds: take the root"
+    nvl = "used the NVLink bandwidth; the question asks for the host link, PCIe"
+
+    def growth(r):
+        slips = {total: r, linear: (r - 1) / years + 1}
+        return {k: w for k, w in slips.items() if abs(w / r ** (1 / years) - 1) > 0.05}
+
     return {
-        "v100": Answer(bv / v.peak_flops, "1", mistakes={bidir: 2 * bv / v.peak_flops}),
-        "h100": Answer(bh / h.peak_flops, "1", mistakes={
+        "old": Answer(bv / v.peak_flops, "1", mistakes={bidir: 2 * bv / v.peak_flops,
+                                                         nvl: links.get_link(v.nvlink).bandwidth / v.peak_flops}),
+        "new": Answer(bh / h.peak_flops, "1", mistakes={
             bidir: 2 * bh / h.peak_flops,
+            nvl: links.get_link(h.nvlink).bandwidth / h.peak_flops,
             "used the datasheet's sparse FLOP/s (twice the dense figure)": bh / (2 * h.peak_flops)}),
-        "bw_growth": Answer((bh / bv) ** (1 / years), "1", mistakes={
-            total: bh / bv, linear: (bh / bv - 1) / years + 1}),
-        "flops_growth": Answer((h.peak_flops / v.peak_flops) ** (1 / years), "1", mistakes={
-            total: h.peak_flops / v.peak_flops, linear: (h.peak_flops / v.peak_flops - 1) / years + 1}),
+        "bw_growth": Answer((bh / bv) ** (1 / years), "1", mistakes=growth(bh / bv)),
+        "flops_growth": Answer((h.peak_flops / v.peak_flops) ** (1 / years), "1",
+                               mistakes=growth(h.peak_flops / v.peak_flops)),
     }
 
 

@@ -6,7 +6,7 @@ from .. import collectives as C
 from .. import links, netsim
 from .. import topology as T
 from .. import transfer as X
-from ..catalog import measurements
+from ..catalog import measurements, traces
 from ..units import GB
 from . import Answer, exercise
 
@@ -206,3 +206,61 @@ def _pcie_ex_uplink():
                 "socket_link": "three UPI links are wider than one PCIe 4.0 x16 uplink, so the uplink limits"}.items()
             if k != kind})
     return out
+
+
+# pcie-ex-topo-trace: read a real nvidia-smi topo -m (8 A100 PCIe cards, NVLink bridges in pairs)
+#: The labels of nvidia-smi topo -m from the fastest path to the slowest.
+_TOPO_ORDER = ("NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+_TOPO_WHY = {
+    "NV12": "one hop of this ring is not a bridged pair: the slowest hop decides",
+    "PIX": "no pair of this machine has PIX: its GPUs do not share a PCIe switch",
+    "PXB": "no pair of this machine has PXB: its GPUs do not share a PCIe switch",
+    "PHB": "no pair of this machine has PHB: look up each hop of the ring in the matrix",
+    "NODE": "a hop of this ring joins GPUs of different NUMA nodes: that path crosses the link between the sockets",
+    "SYS": "no hop of this ring leaves its CPU socket: NODE crosses the host bridges within one socket only",
+}
+
+
+def _topo_rank(label):
+    return _TOPO_ORDER.index("NV" if label.startswith("NV") else label)
+
+
+def _vary_topo_trace(rng):
+    """Per-student numbers: the three GPUs (in ring order) of a 3-GPU job."""
+    g = sorted(int(x) for x in rng.choice(8, size=3, replace=False))
+    return {"ring": f"{g[0]},{g[1]},{g[2]}"}
+
+
+@exercise("pcie-ex-topo-trace", CHAPTER, parts=("sys_pairs", "nv_pairs", "ring_hop", "sys_hops", "nv_fraction"),
+          variants=_vary_topo_trace,
+          doc="from a real nvidia-smi topo -m of 8 A100 PCIe cards: GPU pairs through the socket link (SYS), "
+              "NVLink-bridged pairs, the slowest label and the SYS hops of the ring GPU0 -> GPU1 -> GPU2 -> GPU0, "
+              "and the fraction of the NV12 bridge's bandwidth per direction the measured 208 GB/s busbw reaches")
+def _pcie_ex_topo_trace(ring="0,1,2"):
+    gpus, lab = traces.topo_labels(traces.get("a100-pcie-nvbridge-topo").text)
+    n = len(gpus)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    sys_pairs = sum(lab[i][j] == "SYS" for i, j in pairs)
+    node_pairs = sum(lab[i][j] == "NODE" for i, j in pairs)
+    nv_pairs = sum(lab[i][j].startswith("NV") for i, j in pairs)
+    order = [int(x) for x in ring.split(",")]
+    hops = [lab[a][b] for a, b in zip(order, order[1:] + order[:1])]
+    worst = max(hops, key=_topo_rank)
+    nv = next(lab[i][j] for i, j in pairs if lab[i][j].startswith("NV"))
+    bridge = int(nv[2:]) * links.get_link("nvlink3-link").bandwidth      # NV12: twelve NVLink 3 links
+    busbw = measurements.get("a100-nvbridge-2gpu-allreduce-busbw-issue178").value
+    choices = tuple(k for k in _TOPO_WHY if not k.startswith("NV")) + (nv,)
+    twice = "counted each pair twice (GPU0-GPU4 and GPU4-GPU0 are one pair)"
+    return {
+        "sys_pairs": Answer(sys_pairs, "1", rtol=0, generic=(), mistakes={
+            twice: 2 * sys_pairs,
+            "counted the NODE pairs too: NODE stays inside one socket": sys_pairs + node_pairs}),
+        "nv_pairs": Answer(nv_pairs, "1", rtol=0, generic=(), mistakes={twice: 2 * nv_pairs}),
+        "ring_hop": Answer(worst, choices=choices, mistakes={k: v for k, v in
+                                                             {**_TOPO_WHY, nv: _TOPO_WHY["NV12"]}.items()
+                                                             if k != worst and k in choices}),
+        "sys_hops": Answer(sum(h == "SYS" for h in hops), "1", rtol=0, generic=()),
+        "nv_fraction": Answer(busbw / bridge, "1", mistakes={
+            "used one NVLink 3 link, not the bonded twelve": busbw / links.get_link("nvlink3-link").bandwidth,
+            "compared with the bridge's two directions added: busbw is per direction": busbw / (2 * bridge)}),
+    }

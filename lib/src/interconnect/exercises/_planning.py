@@ -25,11 +25,18 @@ def _clusters():
     return {"pcie": cl["8×A100 PCIe + HDR"], "a100": cl["DGX A100 + HDR"], "h100": cl["DGX H100 + NDR"]}
 
 
-# planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an H100
-@exercise("planning-ex-units", CHAPTER, parts=("memory", "left"),
-          doc="memory per GPU of the DGX H100 plan for GPT-3 175B, and the room left on an 80 GiB H100 (bytes)")
-def _planning_ex_units():
-    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], 1024, _limit()).best[2])
+# planning-ex-units: memory per GPU of the DGX H100 plan for GPT-3 175B on 2,048 GPUs (the chapter plans 1,024),
+# and the room left on an H100
+def _vary_units(rng):
+    """Per-student numbers: the GPUs planned for."""
+    return {"gpus": int(rng.choice([256, 512, 4096]))}
+
+
+@exercise("planning-ex-units", CHAPTER, parts=("memory", "left"), variants=_vary_units,
+          doc="memory per GPU of the DGX H100 plan for GPT-3 175B on 2,048 GPUs, and the room left on an 80 GiB "
+              "H100 (bytes)")
+def _planning_ex_units(gpus=2048):
+    mem = float(parallel.plan(_gpt3(), _clusters()["h100"], gpus, _limit()).best[2])
     cap = float(devices.get_gpu("H100").memory)
     return {"memory": Answer(mem, "B"),
             "left": Answer(cap - mem, "B", mistakes={
@@ -56,15 +63,21 @@ def _planning_ex_zero3():
                 "2: ZeRO-3 adds one AllGather of the parameters, half an AllReduce, not a whole one": 2.0 * r / 1.5})}
 
 
-# planning-ex-recompute: planner with full recomputation (no SP) against selective + SP, DGX A100
+# planning-ex-recompute: planner with full recomputation (no SP) against selective + SP, 512 DGX A100 GPUs (the
+# chapter plans 1,024)
+def _vary_recompute(rng):
+    """Per-student numbers: the GPUs planned for."""
+    return {"gpus": int(rng.choice([128, 256, 2048, 4096]))}
+
+
 @exercise("planning-ex-recompute", CHAPTER, parts=("mfu_full", "mfu_selective", "memory_full", "memory_selective",
-                                                    "higher_mfu"),
-          doc="MFU and memory per GPU of the winner with full and with selective recomputation; "
-              "which has the higher MFU")
-def _planning_ex_recompute():
+                                                    "higher_mfu"), variants=_vary_recompute,
+          doc="MFU and memory per GPU of the winner on 512 DGX A100 GPUs with full and with selective "
+              "recomputation; which has the higher MFU")
+def _planning_ex_recompute(gpus=512):
     m, c = _gpt3(), _clusters()["a100"]
-    full = parallel.plan(m, c, 1024, _limit(), recompute="full", sequence_parallel=False).best
-    sel = parallel.plan(m, c, 1024, _limit()).best
+    full = parallel.plan(m, c, gpus, _limit(), recompute="full", sequence_parallel=False).best
+    sel = parallel.plan(m, c, gpus, _limit()).best
     win = "full" if full[1].mfu > sel[1].mfu else "selective"
     return {"mfu_full": Answer(float(full[1].mfu), "1", rtol=0.01, mistakes={
                 "gave the hardware FLOPs utilisation (HFU); MFU does not count the recomputed forward pass":
@@ -99,14 +112,15 @@ def _planning_ex_network():
                     "the network carries only the PP sends and the exposed DP traffic"})}
 
 
-# planning-ex-batch: global batch 1,536 against 768 sequences, 256 and 1,024 DGX H100 GPUs
-@exercise("planning-ex-batch", CHAPTER, parts=("mfu_1536_1024", "bubble_1536_1024", "mfu_768_1024", "bubble_768_1024",
+# planning-ex-batch: global batch doubled to 3,072 and halved to 768 sequences (the chapter plans 1,536), on
+# 1,024 DGX H100 GPUs, and the halved batch on 256
+@exercise("planning-ex-batch", CHAPTER, parts=("mfu_3072_1024", "bubble_3072_1024", "mfu_768_1024", "bubble_768_1024",
                                                 "mfu_768_256"),
-          doc="MFU and bubble share of the best plan for B = 1,536 and 768 on 1,024 DGX H100 GPUs (and MFU at 256)")
+          doc="MFU and bubble share of the best plan for B = 3,072 and 768 on 1,024 DGX H100 GPUs (and MFU at 256)")
 def _planning_ex_batch():
     c = _clusters()["h100"]
     out = {}
-    for B, n in ((1536, 1024), (768, 1024), (768, 256)):
+    for B, n in ((3072, 1024), (768, 1024), (768, 256)):
         st = parallel.plan(_gpt3(global_batch=B), c, n, _limit()).best[1]
         # MFU and bubble are fractions; the chapter prints them as percentages
         out[f"mfu_{B}_{n}"] = Answer(float(st.mfu), "1", rtol=0.01)

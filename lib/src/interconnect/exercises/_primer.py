@@ -2,6 +2,7 @@
 
 from .. import collectives as C
 from .. import links
+from ..catalog import traces
 from ..units import GiB
 from . import Answer, exercise
 
@@ -72,4 +73,65 @@ def _primer_ex_bidir():
                 C.collective_time("allreduce", n, p, nv4.bidirectional_bandwidth, nv4.latency),
             "used one NVLink 4 link (nvlink4-link) instead of the GPU's 18":
                 C.collective_time("allreduce", n, p, links.get_link("nvlink4-link").bandwidth, nv4.latency)}),
+    }
+
+
+# primer-ex-trace: read a real all_reduce_perf table (4 x RTX 4090 on PCIe 4.0)
+def _vary_trace(rng):
+    """Per-student numbers: the table row read (its size: 256 MiB, 512 MiB or 1 GiB) and the model's parameters."""
+    return {"size": int(rng.choice([2**28, 2**29, 2**30])),
+            "params": float(rng.choice([0.35e9, 0.77e9, 2.7e9, 6.7e9, 13e9]))}
+
+
+@exercise("primer-ex-trace", CHAPTER, parts=("algbw", "pcie_fraction", "time_4", "time_8"), variants=_vary_trace,
+          doc="from a real all_reduce_perf table (4 x RTX 4090): algbw of the 1 GiB row from its size and time (B/s), "
+              "the busbw's fraction of a PCIe 4.0 x16 link per direction, and the ring AllReduce time of a 1.3B "
+              "model's BF16 gradient at that busbw on the 4 GPUs and on 8 GPUs (s)")
+def _primer_ex_trace(size=2**30, params=1.3e9):
+    text = traces.get("rtx4090-x4-allreduce").text
+    p = traces.nccl_tests_header(text)["nGpus"]
+    r = next(r for r in traces.nccl_tests_rows(text) if r["size"] == size)
+    algbw = C.algorithm_bandwidth(r["size"], r["time"])
+    pcie = links.get_link("pcie4x16")
+    busbw = r["busbw"]                       # the table's column: per link, per direction
+    n = 2 * params                           # BF16: 2 bytes per parameter
+    factor = {q: C.bus_bandwidth("allreduce", 1.0, q) for q in (p, 8)}   # 2(q-1)/q
+    t4, t8 = n * factor[p] / busbw, n * factor[8] / busbw
+    return {
+        "algbw": Answer(algbw, "B/s", rtol=0.01, mistakes={
+            "gave the busbw column: algbw is the message size over the time": busbw}),
+        "pcie_fraction": Answer(busbw / pcie.bandwidth, "1", rtol=0.01, mistakes={
+            "divided the algbw: the busbw is the figure to compare with one link": algbw / pcie.bandwidth}),
+        "time_4": Answer(t4, "s", mistakes={
+            "divided by the busbw without the ring's 2(p-1)/p: the time is n / algbw": n / busbw,
+            "took 4 bytes per parameter (FP32); the gradient is BF16": 2 * t4}),
+        "time_8": Answer(t8, "s", mistakes={
+            "kept the algbw of four GPUs: what stays put as p grows is the busbw, each link's rate":
+                n * factor[p] / busbw,
+            "used the AllGather factor (p-1)/p instead of the AllReduce's 2(p-1)/p": t8 / 2}),
+    }
+
+
+# primer-ex-derive: the bus-bandwidth factors derived from the ring, and a ReduceScatter's busbw
+def _vary_derive(rng):
+    """Per-student numbers: the ranks and the ReduceScatter's time (s)."""
+    return {"p": int(rng.choice([4, 8, 32, 64])), "time": float(rng.choice([2e-3, 8e-3, 12e-3]))}
+
+
+@exercise("primer-ex-derive", CHAPTER, parts=("rs_factor", "ar_factor", "rs_busbw"), variants=_vary_derive,
+          doc="busbw / algbw of a ring ReduceScatter and of a ring AllReduce on 16 ranks, derived from the bytes a "
+              "rank sends, and the busbw (B/s) of a 1 GiB ReduceScatter on 16 GPUs that took 5 ms")
+def _primer_ex_derive(p=16, time=5e-3):
+    rs, ar = C.bus_factor("reducescatter", p), C.bus_factor("allreduce", p)
+    algbw = C.algorithm_bandwidth(1 * GiB, time)
+    return {
+        "rs_factor": Answer(rs, "1", rtol=0.001, mistakes={
+            "inverted the factor: a rank sends (p - 1)/p of n, so busbw is algbw times (p - 1)/p": 1 / rs,
+            "gave the AllReduce's factor: a ReduceScatter is half of it": ar}),
+        "ar_factor": Answer(ar, "1", rtol=0.001, mistakes={
+            "gave the ReduceScatter's factor: the AllReduce adds an AllGather that sends as much again": rs,
+            "took the large-p limit 2: at finite p it is 2(p - 1)/p": 2.0}),
+        "rs_busbw": Answer(rs * algbw, "B/s", mistakes={
+            "reported algbw, n / t: busbw multiplies it by (p - 1)/p": algbw,
+            "used the AllReduce's factor 2(p - 1)/p for a ReduceScatter": ar * algbw}),
     }

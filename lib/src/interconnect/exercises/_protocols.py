@@ -6,7 +6,7 @@ from .. import collectives as C
 from .. import links
 from .. import topology as topo
 from .. import transfer as T
-from ..catalog import measurements
+from ..catalog import measurements, traces
 from ..units import GiB, KiB, MiB
 from . import Answer, exercise
 
@@ -107,3 +107,39 @@ def _prot_ex_sharp_cluster():
         ts = C.in_network_time("allreduce", n, 16, ndr.bandwidth, ndr.latency)
         out[part] = Answer(tr / ts, "1", mistakes={"inverted the ratio (SHARP over ring)": ts / tr})
     return out
+
+
+# prot-ex-nccl-trace: read a real NCCL_DEBUG=INFO log (2 nodes x 4 GPUs on InfiniBand)
+_KIND_WHY = {
+    "p2p": "'P2P/...' is the GPUs' own peer-to-peer path (NVLink or PCIe), used only inside one node",
+    "shm": "SHM would read 'via SHM/...': a copy staged through host shared memory; no line of this log says so",
+    "ib": "'NET/IB...' is the network (RDMA verbs through the NIC); it joins ranks on different nodes",
+    "socket": "'NET/Socket' would be TCP through the kernel; this log's network lines name the IB transport",
+}
+
+
+@exercise("prot-ex-nccl-trace", CHAPTER, parts=("gpus_per_node", "channels", "intra", "inter", "gdr"),
+          doc="from a real NCCL_DEBUG=INFO log: GPUs per node, channels, the transport inside a node and between "
+              "nodes ('p2p', 'shm', 'ib', 'socket'), and whether the NIC reads GPU memory directly ('yes', 'no')")
+def _prot_ex_nccl_trace():
+    log = traces.nccl_log(traces.get("ib-2x4-nccl-info").text)
+    per_node = log["local_ranks"]
+    node = {r: r // per_node for r in range(log["nranks"])}
+    kinds = {("inter" if node[s] != node[d] else "intra"): traces.transport_kind(t)
+             for _, s, d, _, t in log["connections"]}
+    gdr = "yes" if any(t.endswith("/GDRDMA") for *_, t in log["connections"]
+                       if traces.transport_kind(t) in ("ib", "net")) else "no"
+    return {
+        "gpus_per_node": Answer(per_node, "1", rtol=0, generic=(), mistakes={
+            "took nRanks, every rank of the communicator; localRanks counts one node's": log["nranks"]}),
+        "channels": Answer(log["n_channels"], "1", rtol=0, generic=()),
+        "intra": Answer(kinds["intra"], choices=tuple(_KIND_WHY), mistakes={
+            k: v for k, v in _KIND_WHY.items() if k != kinds["intra"]}),
+        "inter": Answer(kinds["inter"], choices=tuple(_KIND_WHY), mistakes={
+            k: v for k, v in _KIND_WHY.items() if k != kinds["inter"]}),
+        "gdr": Answer(gdr, choices=("yes", "no"), mistakes={
+            ("no" if gdr == "yes" else "yes"):
+                "GDRDMA at the end of a NET line means GPUDirect RDMA: the NIC reads and writes GPU memory, "
+                "no copy through host memory" if gdr == "yes" else
+                "without GDRDMA on the NET line NCCL stages the data through host memory"}),
+    }

@@ -86,10 +86,16 @@ def _rel_ex_restart():
 
 
 # rel-ex-bandwidth: aggregate write bandwidth for 85 % goodput, 175 B model, 16,384 GPUs, 10-min restart
-@exercise("rel-ex-bandwidth", CHAPTER, doc="aggregate checkpoint write bandwidth (B/s) that gives 85 % goodput")
-def _rel_ex_bandwidth():
-    M = R.cluster_mtbf(_mtbf_gpu_l3(), 16_384)
-    st = memory.training_memory(175e9)
+def _vary_bandwidth(rng):
+    """Per-student numbers: the model's parameters and the GPUs."""
+    return {"params": float(rng.choice([70e9, 405e9])), "gpus": int(rng.choice([4096, 8192, 32_768]))}
+
+
+@exercise("rel-ex-bandwidth", CHAPTER, variants=_vary_bandwidth,
+          doc="aggregate checkpoint write bandwidth (B/s) that gives 85 % goodput")
+def _rel_ex_bandwidth(params=175e9, gpus=16_384):
+    M = R.cluster_mtbf(_mtbf_gpu_l3(), gpus)
+    st = memory.training_memory(params)
     nbytes = st["params"] + st["optimizer"]
     deltas = np.logspace(0, np.log10(3600), 2000)
     g = R.goodput(R.daly_interval(deltas, M), deltas, M, 10 * minute)
@@ -129,16 +135,22 @@ def _rel_ex_scale():
 
 
 # rel-ex-node: job MTBF of 2,048 nodes (GPU failures plus 20-year hosts) and the hosts' share of failures
-@exercise("rel-ex-node", CHAPTER, parts=("job_mtbf", "host_share"),
+def _vary_node(rng):
+    """Per-student numbers: the GPUs (8 a node) and the MTBF of one host (years)."""
+    return {"gpus": int(rng.choice([4096, 8192, 24_576, 32_768])), "host_years": float(rng.choice([5, 10, 15]))}
+
+
+@exercise("rel-ex-node", CHAPTER, parts=("job_mtbf", "host_share"), variants=_vary_node,
           doc="job MTBF (s) of 16,384 GPUs in 2,048 nodes whose hosts fail every 20 years, and the hosts' share")
-def _rel_ex_node():
-    M_gpus = R.cluster_mtbf(_mtbf_gpu_l3(), 16_384)
-    M_hosts = R.cluster_mtbf(20 * YEAR, 2048)
+def _rel_ex_node(gpus=16_384, host_years=20.0):
+    M_gpus = R.cluster_mtbf(_mtbf_gpu_l3(), gpus)
+    M_hosts = R.cluster_mtbf(host_years * YEAR, gpus // 8)
     rate = 1 / M_gpus + 1 / M_hosts
     share = (1 / M_hosts) / rate
     # the hosts change the MTBF by under 4 %: a tolerance of 1 % still tells the GPUs alone from the job
+    slips = {"averaged the two MTBFs (add the failure rates instead)": (M_gpus + M_hosts) / 2,
+             "left out the hosts (GPU failures alone)": M_gpus,
+             "gave hours, not seconds": 1 / rate / hour}
     return {"job_mtbf": Answer(1 / rate, "s", rtol=0.01, mistakes={
-                "averaged the two MTBFs (add the failure rates instead)": (M_gpus + M_hosts) / 2,
-                "left out the hosts (GPU failures alone)": M_gpus,
-                "gave hours, not seconds": 1 / rate / hour}),
+                k: v for k, v in slips.items() if abs(v * rate - 1) > 0.025}),
             "host_share": Answer(share, "1", mistakes={"gave the GPUs' share": 1 - share})}

@@ -35,12 +35,20 @@ def _srv_ex_kv():
     }
 
 
-# srv-ex-bstar: the decode batch at which a dense model's step turns compute-bound (no context)
-@exercise("srv-ex-bstar", CHAPTER, parts=("bf16", "fp8"),
+# srv-ex-bstar: the decode batch at which a dense model's step turns compute-bound (no context), on a DGX B200
+# (the chapter prints the DGX H100's)
+def _vary_bstar(rng):
+    """Per-student numbers: the machine (not the DGX H100, whose b* the chapter prints, nor the DGX A100: no FP8)
+    and the dense model."""
+    return {"machine_name": str(rng.choice(["dgx-h200", "gb200-nvl72"])),
+            "model": str(rng.choice(["llama3-8b", "llama3-70b", "llama2-70b"]))}
+
+
+@exercise("srv-ex-bstar", CHAPTER, parts=("bf16", "fp8"), variants=_vary_bstar,
           doc="decode batch b* at which the weight GEMMs take as long as reading the weights, Llama 3 70B on a "
-              "DGX H100 with TP 8 and no context, BF16 and FP8 weights")
-def _srv_ex_bstar():
-    m, h = models.get("llama3-70b"), machine("dgx-h100")
+              "DGX B200 with TP 8 and no context, BF16 and FP8 weights")
+def _srv_ex_bstar(machine_name="dgx-b200", model="llama3-70b"):
+    m, h = models.get(model), machine(machine_name)
     peak = replace(h, gemm_gpu=None, gemm_efficiency=1.0, fp8_gemm_efficiency=1.0)
     out = {}
     for key, fp8 in (("bf16", False), ("fp8", True)):
@@ -168,17 +176,22 @@ def _srv_ex_disagg():
             "gain": Answer(gain, "1", mistakes={"inverted the ratio: colocated / disaggregated": 1 / gain})}
 
 
-# srv-ex-ep: DeepSeek-V3 expert-parallel decode, EP 64 over NDR against EP 64 in one NVL72 rack
-@exercise("srv-ex-ep", CHAPTER, parts=("comm_ib", "comm_nvl", "tokens_ib", "tokens_nvl"),
-          doc="DeepSeek-V3 in FP8, 128 sequences of 2,048 tokens per GPU, EP 64: the dispatch and combine time of "
+# srv-ex-ep: DeepSeek-V3 wide-EP decode with 64 sequences per GPU (the chapter tabulates 128), NDR DGX H100 vs NVL72
+def _vary_ep(rng):
+    """Per-student numbers: the sequences per GPU and their context length."""
+    return {"batch": int(rng.choice([32, 96, 192, 256])), "context": int(rng.choice([1024, 4096, 8192]))}
+
+
+@exercise("srv-ex-ep", CHAPTER, parts=("comm_ib", "comm_nvl", "tokens_ib", "tokens_nvl"), variants=_vary_ep,
+          doc="DeepSeek-V3 in FP8, 64 sequences of 2,048 tokens per GPU, EP 64: the dispatch and combine time of "
               "one decode step (all MoE layers) on 8 DGX H100 over NDR (node-limited to 4 nodes) and on 64 GPUs of "
               "a GB200 NVL72; output tokens/s per GPU with the AllToAlls overlapped (two micro-batches)")
-def _srv_ex_ep():
+def _srv_ex_ep(batch=64, context=2048):
     m = models.get("deepseek-v3")
-    ib = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4)
-    nvl = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True)
-    ibo = S.moe_decode_step_time(m, "dgx-h100", 128, 2048, 64, fp8=True, node_limit=4, overlap=True)
-    nvlo = S.moe_decode_step_time(m, "gb200-nvl72", 128, 2048, 64, fp8=True, overlap=True)
+    ib = S.moe_decode_step_time(m, "dgx-h100", batch, context, 64, fp8=True, node_limit=4)
+    nvl = S.moe_decode_step_time(m, "gb200-nvl72", batch, context, 64, fp8=True)
+    ibo = S.moe_decode_step_time(m, "dgx-h100", batch, context, 64, fp8=True, node_limit=4, overlap=True)
+    nvlo = S.moe_decode_step_time(m, "gb200-nvl72", batch, context, 64, fp8=True, overlap=True)
     return {
         "comm_ib": Answer(ib.comm, "s", mistakes={"gave one MoE layer's dispatch and combine, not all 58":
                                                   ib.dispatch + ib.combine}),

@@ -38,16 +38,26 @@ def _tp_ex_bytes(s=4096, h=8192):
     }
 
 
-# tp-ex-crossover: 8-GPU ring AllReduce crossover size on NVLink 4, PCIe 5.0 x16, NDR
-@exercise("tp-ex-crossover", CHAPTER, parts=("nvlink4", "pcie5", "ndr"),
-          doc="message size (B) where the 8-GPU ring AllReduce's latency and bandwidth terms are equal")
-def _tp_ex_crossover():
-    a, b, _ = C.cost_terms("allreduce", 8, "ring")
+# tp-ex-crossover: ring AllReduce crossover size on NVLink 4, PCIe 5.0 x16, NDR for a 2-GPU group (the chapter
+# gives the 8-GPU crossovers; 4 and 16 GPUs would repeat them, NVLink 4 having twice NDR's alpha * B)
+def _vary_crossover(rng):
+    """Per-student numbers: the size of the tensor-parallel group."""
+    return {"gpus": int(rng.choice([3, 6, 12, 32]))}
+
+
+@exercise("tp-ex-crossover", CHAPTER, parts=("nvlink4", "pcie5", "ndr"), variants=_vary_crossover,
+          doc="message size (B) where the 2-GPU ring AllReduce's latency and bandwidth terms are equal")
+def _tp_ex_crossover(gpus=2):
+    a, b, _ = C.cost_terms("allreduce", gpus, "ring")
+    a8, b8, _ = C.cost_terms("allreduce", 8, "ring")
     out = {}
     for part, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16"), ("ndr", "ib-ndr")):
         link = links.get_link(name)
         ns = a * link.latency * link.bandwidth / b
         out[part] = Answer(ns, "B", mistakes={
+            "forgot the ring coefficients (took n* = αB)": link.latency * link.bandwidth,
+            "kept the chapter's 8 GPUs: the crossover n* = p α B grows with the group":
+                a8 * link.latency * link.bandwidth / b8} if gpus != 8 else {
             "forgot the ring coefficients (took n* = αB)": link.latency * link.bandwidth})
     return out
 
@@ -66,13 +76,20 @@ def _machine(name):
     return scenarios.tensor_parallel().machines[name]
 
 
-# tp-ex-count: TP AllReduce-equivalents per GPU per step for GPT-3 175B, selective and full recomputation
-@exercise("tp-ex-count", CHAPTER, parts=("selective", "full", "ratio"),
-          doc="TP AllReduce(-equivalent)s one GPU runs per step, GPT-3 175B, t = p = 8, m = 64, selective and full "
-              "recomputation (counts), and the ratio of tp_comm_time full / selective")
-def _tp_ex_count():
+# tp-ex-count: TP AllReduce-equivalents per GPU per step for GPT-3 175B with 16 pipeline stages (the chapter
+# counts p = 8; p = 12 would give its count again, for full recomputation), selective and full
+# recomputation, and the TP time with full recomputation
+def _vary_count(rng):
+    """Per-student numbers: the number of pipeline stages (a divisor of GPT-3's 96 layers)."""
+    return {"pp": int(rng.choice([4, 6, 24, 32]))}
+
+
+@exercise("tp-ex-count", CHAPTER, parts=("selective", "full", "time_full"), variants=_vary_count,
+          doc="TP AllReduce(-equivalent)s one GPU runs per step, GPT-3 175B, t = 8, p = 16, m = 64, selective and "
+              "full recomputation (counts), and tp_comm_time with full recomputation (s)")
+def _tp_ex_count(pp=16):
     gpt3, dgx = _gpt3(), _machine("DGX A100, NVLink 3")
-    sel, full = _layout(), _layout(recompute="full")
+    sel, full = _layout(pp=pp), _layout(pp=pp, recompute="full")
     m = sel.microbatches(gpt3.global_batch)
     # one AllReduce of 2sbh bytes as the machine prices it (Cluster.collective_time: on this calibrated
     # DGX A100 a ring at the fitted NVLink 3 rate); tp_comm_time is a whole number of them
@@ -89,9 +106,9 @@ def _tp_ex_count():
             "doubled the count: full recomputation repeats only the forward pass (2 more per layer, not 4)":
                 2 * n_sel,
             "counted all 96 layers: one GPU holds only the l/p layers of its stage": n_full * sel.pp}),
-        "ratio": Answer(t_full / t_sel, "1", mistakes={
-            "divided selective by full": t_sel / t_full,
-            "took full recomputation as doubling the AllReduces": 2.0}),
+        "time_full": Answer(t_full, "s", mistakes={
+            "priced the selective count: full recomputation adds the forward's AllReduces again": t_sel,
+            "took full recomputation as doubling the AllReduces": 2 * t_sel}),
     }
 
 
@@ -206,28 +223,40 @@ def _tp_ex_overlap():
     }
 
 
-# tp-ex-fp8: Llama 3 70B on DGX H100 without overlap: TP share of the step in BF16 and FP8, and its growth
-@exercise("tp-ex-fp8", CHAPTER, parts=("share_bf16", "share_fp8", "growth"),
-          doc="Llama 3 70B, the FP8 section's layout (tp_overlap 0) on DGX H100: the exposed TP share of the step "
-              "in BF16 and in FP8 (fractions), and the factor by which it grows (FP8 share over BF16 share)")
-def _tp_ex_fp8():
+# tp-ex-fp8: Llama 3 70B on DGX H100 with half the TP communication overlapped (the chapter works tp_overlap 0):
+# TP share of the step in BF16 and FP8, and its growth
+def _vary_fp8(rng):
+    """Per-student numbers: the overlapped fraction of the TP communication and the machine."""
+    return {"overlap": float(rng.choice([0.25, 0.75])), "machine": str(rng.choice(["DGX H100", "DGX B200"]))}
+
+
+@exercise("tp-ex-fp8", CHAPTER, parts=("share_bf16", "share_fp8", "growth"), variants=_vary_fp8,
+          doc="Llama 3 70B, the FP8 section's layout with tp_overlap 0.5 on DGX H100: the exposed TP share of the "
+              "step in BF16 and in FP8 (fractions), and the factor by which it grows (FP8 share over BF16 share)")
+def _tp_ex_fp8(overlap=0.5, machine="DGX H100"):
     s = scenarios.tensor_parallel_fp8()
-    cl = s.machines["DGX H100"]
-    s16 = P.step_time(s.model, s.layout, cl)
-    s8 = P.step_time(s.model, replace(s.layout, fp8=True), cl)
+    cl = s.machines[machine]
+    layout = replace(s.layout, tp_overlap=overlap)
+    s16 = P.step_time(s.model, layout, cl)
+    s8 = P.step_time(s.model, replace(layout, fp8=True), cl)
     share16, share8 = s16.shares()["tp_comm"], s8.shares()["tp_comm"]
     # the TP seconds are the same in both, so the share grows by exactly the step's speed-up
     # the reader who halves the whole compute (2x FP8 peak, no casts, attention and logits too)
     halved = s16.tp_comm / (s16.total - s16.compute / 2)
     # the reader who also halves the TP bytes (as if the collectives moved FP8)
     half_bytes = (s8.tp_comm / 2) / (s8.total - s8.tp_comm / 2)
+    no_overlap = replace(s.layout, tp_overlap=0.0)
     return {
         "share_bf16": Answer(share16, "1", mistakes={
-            "took the TP share with tp_overlap = 1 (nothing exposed), not without overlap":
-                P.step_time(s.model, replace(s.layout, tp_overlap=1.0), cl).shares()["tp_comm"]}),
+            "took the TP share with tp_overlap = 1 (nothing exposed)":
+                P.step_time(s.model, replace(s.layout, tp_overlap=1.0), cl).shares()["tp_comm"],
+            "took the chapter's case, tp_overlap = 0: here part of the TP communication is hidden":
+                P.step_time(s.model, no_overlap, cl).shares()["tp_comm"]}),
         "share_fp8": Answer(share8, "1", mistakes={
             "halved all the compute (2x the FP8 peak), not the linear GEMMs at the measured ceiling ratio": halved,
-            "halved the TP bytes too: the tensor-parallel collectives stay 16-bit": half_bytes}),
+            "halved the TP bytes too: the tensor-parallel collectives stay 16-bit": half_bytes,
+            "took the chapter's case, tp_overlap = 0: here part of the TP communication is hidden":
+                P.step_time(s.model, replace(no_overlap, fp8=True), cl).shares()["tp_comm"]}),
         "growth": Answer(share8 / share16, "1", mistakes={
             "compared the TP time with the compute only, not with the whole step": s16.compute / s8.compute,
             "halved all the compute (2x the FP8 peak), not the linear GEMMs at the measured ceiling ratio":
