@@ -148,6 +148,12 @@ def test_bib_notes_agree_with_measurements(key, template, name, scale, digits):
     assert get(name).bib_key == key
 
 
+def _reader_text(cells):
+    """The chapter's markdown as a reader sees it: a glossary link {term}`text <Headword>` is its text."""
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return re.sub(r"\{term\}`([^`<]*?)\s*<[^`>]*>`|\{term\}`([^`]*)`", lambda m: m.group(1) or m.group(2), prose)
+
+
 # Chapter prose that types a measurement (markdown, not glued) must agree with it too.
 PROSE_QUOTES = [
     # (notebook, text in a markdown cell, measurement, unit divisor, digits)
@@ -163,7 +169,7 @@ PROSE_QUOTES = [
 @pytest.mark.parametrize(("notebook", "template", "name", "scale", "digits"), PROSE_QUOTES)
 def test_chapter_prose_agrees_with_measurements(notebook, template, name, scale, digits):
     cells = json.loads((ROOT / "book" / notebook).read_text(encoding="utf-8"))["cells"]
-    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    prose = _reader_text(cells)
     quoted = template.format(f"{get(name).value / scale:.{digits}f}")
     assert quoted in prose, f"{notebook} should say {quoted!r} (measurement {name})"
 
@@ -172,7 +178,7 @@ def test_pcie_exercise_fraction_is_the_measurement():
     """pcie-ex-headline's "88 %" is nvbandwidth's H2D copy over the PCIe 5.0 x16 peak."""
     frac = get("h200-pcie5-h2d-nvbandwidth").value / links.get_link("pcie5x16").bandwidth
     cells = json.loads((ROOT / "book" / "history" / "pcie.ipynb").read_text(encoding="utf-8"))["cells"]
-    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    prose = _reader_text(cells)
     assert f"at the {100 * frac:.0f} % that measured PCIe 5.0 copies reach" in prose
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     assert f"{round(frac, 2)} * p6.bandwidth" in code   # the solution cell types the same fraction
@@ -182,5 +188,5 @@ def test_nvlink_chapter_ring_fraction():
     """The NVLink chapter's "about 82 % of the peak busbw" is the measured ring over NVLink 4's peak."""
     frac = get("h200-nvlink4-allreduce-ring-busbw-b").value / links.get_link("nvlink4").bandwidth
     cells = json.loads((ROOT / "book" / "history" / "nvlink.ipynb").read_text(encoding="utf-8"))["cells"]
-    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    prose = _reader_text(cells)
     assert f"NVLink 4 about {100 * frac:.0f} % of the peak busbw" in prose

@@ -75,6 +75,31 @@ MISTAKES = {
     "took the gradient as 4 bytes per parameter (FP32), the exercise says BF16":
         "把梯度按每个参数 4 字节（FP32）计算，而题目说的是 BF16",
     "used the bidirectional bandwidth: the model needs the per-direction figure": "用了双向带宽：模型需要的是单向带宽",
+    # book/why/primer: the trace-reading and derivation exercises
+    "divided by the busbw without the ring's 2(p-1)/p: the time is n / algbw":
+        "直接除以了总线带宽 busbw，没有去掉环的系数 2(p-1)/p：时间是 n / algbw",
+    "divided the algbw: the busbw is the figure to compare with one link":
+        "比较的是算法带宽 algbw：能与单条链路相比的是总线带宽 busbw",
+    "gave the AllReduce's factor: a ReduceScatter is half of it":
+        "给出的是 AllReduce 的系数：ReduceScatter 只有它的一半",
+    "gave the ReduceScatter's factor: the AllReduce adds an AllGather that sends as much again":
+        "给出的是 ReduceScatter 的系数：AllReduce 还要加上一次 AllGather，再发送同样多的数据",
+    "gave the busbw column: algbw is the message size over the time":
+        "读的是 busbw 那一列：算法带宽 algbw 是消息大小除以时间",
+    "inverted the factor: a rank sends (p - 1)/p of n, so busbw is algbw times (p - 1)/p":
+        "系数取反了：每个 rank 发送 n 的 (p - 1)/p，所以 busbw 是 algbw 乘以 (p - 1)/p",
+    "kept the algbw of four GPUs: what stays put as p grows is the busbw, each link's rate":
+        "沿用了四块 GPU 时的算法带宽 algbw：p 增大时保持不变的是总线带宽 busbw，即每条链路的速率",
+    "reported algbw, n / t: busbw multiplies it by (p - 1)/p":
+        "报的是算法带宽 algbw = n / t：总线带宽 busbw 还要乘以 (p - 1)/p",
+    "took 4 bytes per parameter (FP32); the gradient is BF16":
+        "按每个参数 4 字节（FP32）计算，而梯度是 BF16",
+    "took the large-p limit 2: at finite p it is 2(p - 1)/p":
+        "取了 p 很大时的极限 2：p 有限时系数是 2(p - 1)/p",
+    "used the AllGather factor (p-1)/p instead of the AllReduce's 2(p-1)/p":
+        "用了 AllGather 的系数 (p-1)/p，而不是 AllReduce 的 2(p-1)/p",
+    "used the AllReduce's factor 2(p - 1)/p for a ReduceScatter":
+        "对 ReduceScatter 用了 AllReduce 的系数 2(p - 1)/p",
     # book/why/three_walls
     "counted only the 16-bit weights and gradients (4Ψ), not Adam's 12Ψ":
         "只算了 16 位的权重和梯度（4Ψ），漏了 Adam 优化器状态的 12Ψ",
