@@ -16,6 +16,7 @@ Usage (from the repository root, with the venv's Python)::
                                     # exits 1 if a page in COMPLETE is not 100 % translated
     python tools/i18n.py build      # the Chinese HTML into _build/html-zh (committed outputs;
                                     # 1-3 min from scratch on 2 cores)
+    python tools/i18n.py complete-k # the pages in COMPLETE as a pytest -k expression
 
 ``make po`` runs ``update``, ``make zh`` builds the Chinese edition and tests it.
 
@@ -51,9 +52,14 @@ WORK = ROOT / "_build" / "zh"          # the zh build's own doctrees (another la
 WORK_POT = ROOT / "_build" / "pot"     # the message extraction's own doctrees
 
 # Pages translated in full: their catalogs must have no untranslated and no fuzzy message.
-COMPLETE = ["book/index", "book/preface", "book/cheatsheet", "book/appendix/glossary",
-            "book/appendix/spec_tables", "book/appendix/api", "book/classroom/instructors",
-            "book/bibliography"]
+COMPLETE = ["book/index", "book/preface",
+            # Parts I-III: why, history, the four-layer stack
+            "book/why/three_walls", "book/why/primer",
+            "book/history/rendering", "book/history/pcie", "book/history/nvlink", "book/history/rdma_clusters",
+            "book/stack/physical_links", "book/stack/topology", "book/stack/protocols",
+            "book/stack/collectives", "book/stack/other_fabrics",
+            "book/cheatsheet", "book/appendix/glossary", "book/appendix/spec_tables", "book/appendix/api",
+            "book/classroom/instructors", "book/bibliography"]
 # The later session that translates every chapter flips this: then every catalog must be complete.
 ALL_PAGES_COMPLETE = False
 
@@ -216,6 +222,9 @@ def main(argv):
         build()
     elif argv == ["--check"]:
         raise SystemExit(1 if check() else 0)
+    elif argv == ["complete-k"]:
+        # the translated pages as a pytest -k expression (make zh runs the browser test on them)
+        print(" or ".join(page.removeprefix("book/").replace("/", " and ") for page in required_complete()))
     else:
         raise SystemExit(__doc__)
 
