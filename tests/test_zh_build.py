@@ -12,11 +12,11 @@ missing build fails instead.
 
 from __future__ import annotations
 
-import html
 import os
 import pathlib
 import re
 import sys
+from html.parser import HTMLParser
 
 import pytest
 
@@ -46,9 +46,69 @@ def _article(text):
     return text[start:end] if start >= 0 else text
 
 
+class _Prose(HTMLParser):
+    """The page's own prose paragraphs, as the translator controls them: what code cells print
+    (tables, explorers' readouts, figures: div.cell_output), the library reference's docstrings
+    (dl.py, a module section's paragraphs), bibliography entries (div.citation), and inside a
+    paragraph the text of links, code, glued values and math are shared with the English edition
+    by design and left out."""
+
+    SKIP_BLOCK = ("cell_output", "citation")
+    SKIP_INLINE = ("a", "code", "pre")
+    SKIP_SPAN = ("pasted-text", "math")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.skip_at, self.inline, self.para, self.out = [], None, 0, None, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("br", "img", "hr", "input", "meta", "link", "wbr"):
+            return
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        self.stack.append(tag)
+        if self.skip_at is None and (any(c in self.SKIP_BLOCK for c in cls) or (tag == "dl" and "py" in cls)
+                                     or (tag == "section" and (a.get("id") or "").startswith("module-"))):
+            self.skip_at = len(self.stack)
+        elif self.skip_at is None and (a.get("id") or "").startswith("module-"):
+            # a module's docstring starts at this paragraph and runs to the end of its section
+            self.skip_at = len(self.stack) - 1
+        if self.skip_at is not None:
+            return
+        if tag == "p":
+            self.para, self.inline = [], 0
+        elif self.para is not None and (tag in self.SKIP_INLINE or self.inline
+                                        or (tag == "span" and any(c in self.SKIP_SPAN for c in cls))):
+            self.inline += 1
+
+    def handle_endtag(self, tag):
+        if tag not in self.stack:
+            return
+        while self.stack:
+            top = self.stack.pop()
+            if self.skip_at is not None and len(self.stack) < self.skip_at:
+                self.skip_at = None
+                if top == tag:
+                    return
+                continue
+            if self.skip_at is None:
+                if top == "p" and self.para is not None:
+                    self.out.append(" ".join("".join(self.para).split()))
+                    self.para = None
+                elif self.inline:
+                    self.inline -= 1
+            if top == tag:
+                return
+
+    def handle_data(self, data):
+        if self.skip_at is None and self.para is not None and not self.inline:
+            self.para.append(data)
+
+
 def _paragraphs(text):
-    for p in re.findall(r"<p\b[^>]*>(.*?)</p>", _article(text), flags=re.S):
-        yield html.unescape(re.sub(r"<[^>]+>", "", p)).strip()
+    parser = _Prose()
+    parser.feed(_article(text))
+    yield from (p for p in parser.out if p)
 
 
 def test_both_editions_have_the_same_pages():
@@ -85,3 +145,15 @@ def test_glued_numbers_shared():
         pytest.skip("English edition not built")
     assert sorted(pasted.findall(zh.read_text(encoding="utf-8"))) == sorted(
         pasted.findall(en.read_text(encoding="utf-8")))
+
+
+def test_prose_parser_keeps_prose_and_leaves_out_shared_text():
+    page = ('<article class="bd-article"><p>Untranslated words stay here, <a href="#x">a link text</a> '
+            '<code>not this code</code> and <span class="pasted-text">64 years</span>.</p>'
+            '<div class="cell_output docutils container"><p>printed by code, shared</p></div>'
+            '<dl class="py function"><dd><p>a docstring line</p></dd></dl>'
+            '<div class="citation"><p>An author. A title.</p></div><p>中文段落</p>'
+            '<section><p>本节介绍</p><p id="module-interconnect.x">A module docstring.</p><p>Its second line.</p>'
+            '</section><p>Back to prose words here.</p></article>')
+    assert list(_paragraphs(page)) == ["Untranslated words stay here, and .", "中文段落", "本节介绍",
+                                       "Back to prose words here."]
