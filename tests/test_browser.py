@@ -198,7 +198,8 @@ def test_chapters_have_explorers(browser, server):
 # Code blocks (inputs and outputs): on a desktop they wrap their long lines, since a line past
 # the right edge of its box is hidden from a reader who does not notice the box scrolls (the
 # three walls had 18 such blocks, with the exercise verdicts cut off); on a phone they may
-# instead scroll inside their box (wrapping would scramble aligned output). A display equation
+# instead scroll inside their box (wrapping would scramble aligned output), and so may quoted
+# machine output (```text: nvidia-smi matrices, nccl-tests tables) on every screen. A display equation
 # wider than its box must be a horizontal scroll box, never clipped. Returns one description
 # per offending element.
 _CUT_CODE_AND_MATH = """(mustWrap) => {
@@ -206,7 +207,9 @@ _CUT_CODE_AND_MATH = """(mustWrap) => {
   for (const pre of document.querySelectorAll('.bd-article pre')) {
     if (!pre.getClientRects().length || pre.scrollWidth <= pre.clientWidth + 1) continue;
     const ox = getComputedStyle(pre).overflowX;
-    if (mustWrap || (ox !== 'auto' && ox !== 'scroll'))
+    // quoted machine output (a ```text block) keeps its columns and scrolls on every screen
+    const aligned = pre.closest('div.highlight-text') !== null;
+    if ((mustWrap && !aligned) || (ox !== 'auto' && ox !== 'scroll'))
       out.push(`pre ${pre.scrollWidth}px in ${pre.clientWidth}px (overflow-x ${ox}): `
                + pre.textContent.trim().slice(0, 50));
   }
