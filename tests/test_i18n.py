@@ -43,13 +43,14 @@ def test_required_pages_are_complete(page):
         f"First: {(untranslated + fuzzy + list(cat.obsolete))[:3]}")
 
 
-# a {term} role's visible text may be translated ({term}`总线带宽 <Bus bandwidth, busbw (总线带宽)>`):
-# what must stay is its target, the glossary headword
-TERM_TEXT = re.compile(r"\{term\}`(?:[^`<]*<([^`>]*)>|([^`]*))`")
+# a {term}, {ref} or {doc} role's visible text may be translated ({term}`总线带宽 <Bus bandwidth,
+# busbw (总线带宽)>`, {ref}`张量并行放在哪里 <tp-where>`): what must stay is its target
+LINK_TEXT = re.compile(r"\{(term|ref|doc)\}`(?:[^`<]*<([^`>]*)>|([^`]*))`")
 
 
 def _roles(text):
-    return sorted(TERM_TEXT.sub(lambda t: "{term}<" + (t.group(1) or t.group(2)).strip() + ">", m.group(0))
+    return sorted(LINK_TEXT.sub(lambda t: "{" + t.group(1) + "}<" + (t.group(2) or t.group(3)).strip() + ">",
+                                m.group(0))
                   for m in ROLE.finditer(text))
 
 
@@ -60,8 +61,8 @@ def test_translations_keep_glue_links_and_math(page):
         if m.id and m.string and not m.fuzzy and _roles(m.id) != _roles(m.string):
             bad.append(f"  {m.id[:70]!r}\n    English: {_roles(m.id)}\n    Chinese: {_roles(m.string)}")
     assert not bad, (f"{page}: translations must keep every {{glue}}, {{doc}}, {{numref}}, {{cite}}, {{term}} "
-                     "role and $math$ of the English message, unchanged (a {term} role may translate "
-                     "its text, not its target):\n" + "\n".join(bad[:10]))
+                     "role and $math$ of the English message, unchanged (a {term}, {ref} or {doc} role "
+                     "may translate its text, not its target):\n" + "\n".join(bad[:10]))
 
 
 def test_catalogs_in_sync_with_the_english_source():
@@ -150,6 +151,8 @@ def test_glossary_terms_are_the_ones_used(page):
 
 
 def test_a_term_role_may_translate_its_text_not_its_target():
+    assert _roles("see {ref}`Where TP lives <tp-where>`") == _roles("见 {ref}`张量并行放在哪里 <tp-where>`")
+    assert _roles("see {ref}`Where TP lives <tp-where>`") != _roles("见 {ref}`张量并行放在哪里 <tp-how>`")
     role = "<Bus bandwidth, busbw (总线带宽)>"
     english = f"the {{term}}`bus bandwidth {role}` of {{term}}`AllReduce`, {{glue}}`x`"
     assert _roles(english) == _roles(f"{{term}}`总线带宽 {role}` 与 {{term}}`AllReduce`，{{glue}}`x`")
