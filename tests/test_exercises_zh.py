@@ -7,19 +7,21 @@ and left out. Then:
 
 * every Chinese verdict is made of Chinese templates only (no English sentence left);
 * every generic mistake and unit has Chinese text;
-* every exercise-specific mistake of a numeric part, in every chapter, has Chinese text.
+* every exercise-specific mistake of a numeric part, in every chapter, has Chinese text, and so has
+  every explanation of a wrong choice (``_choices_zh``: the student edition seals it).
   New exercises and mistakes show up here by themselves.
 """
 
 from __future__ import annotations
 
 import collections
+import re
 
 import numpy as np
 import pytest
 
 from interconnect import exercises
-from interconnect.exercises import answers, messages_zh, verdicts
+from interconnect.exercises import _choices_zh, answers, messages_zh, verdicts
 
 ENGLISH = ("is right", "is not right", "Likely mistake", "no answer", "Try again", "matches none", "a number in",
            "plain number", "per direction", "bidirectional")
@@ -77,6 +79,8 @@ def _without_mistake(v):
     target = TARGETS[v.label][1][v.part]
     if target.is_choice:
         text = text.replace(repr(list(target.choices)), "")
+        if isinstance(v.mistake, str):
+            text = text.replace(_choices_zh.why_zh(v.mistake) or v.mistake, "")
     return text.replace(v.mistake, "") if isinstance(v.mistake, str) else text
 
 
@@ -96,9 +100,13 @@ def test_templates_units_and_generic_mistakes_are_translated():
 def _missing():
     by_chapter = collections.defaultdict(set)
     for label, chapter, v in VERDICTS:
+        if not v.mistake or v.mistake == "no answer":
+            continue
         if TARGETS[label][1][v.part].is_choice:
-            continue  # a wrong choice's explanation is sealed in the student edition (messages_zh)
-        if v.mistake and v.mistake != "no answer" and verdicts.mistake_text(v.mistake, "zh") == v.mistake:
+            # a wrong choice's explanation: _choices_zh (sealed in the student edition)
+            if _choices_zh.why_zh(v.mistake) is None or _choices_zh.why_zh(v.mistake) not in v.message:
+                by_chapter[chapter].add(v.mistake)
+        elif verdicts.mistake_text(v.mistake, "zh") == v.mistake:
             by_chapter[chapter].add(v.mistake)
     return by_chapter
 
@@ -127,6 +135,19 @@ def test_every_translated_mistake_is_one_a_checker_gives():
                for d in t.a.mistakes}
     stale = sorted(set(messages_zh.MISTAKES) - numeric)
     assert not stale, f"{len(stale)} translated mistake(s) no checker gives: {stale[:5]}"
+    choices = {w for _, targets in TARGETS.values() for t in targets.values() if t.a.is_choice
+               for w in t.a.mistakes.values()}
+    stale = sorted(set(_choices_zh.WHY) - choices)
+    assert not stale, f"{len(stale)} translated choice explanation(s) no checker gives: {stale[:5]}"
+    unused = [p for p, _ in _choices_zh.PATTERNS if not any(re.fullmatch(p, w) for w in choices)]
+    assert not unused, f"patterns no checker's explanation matches: {unused}"
+
+
+def test_choice_patterns_keep_every_number():
+    for pattern, zh in _choices_zh.PATTERNS:
+        groups = re.compile(pattern).groups
+        assert sorted(re.findall(r"\\(\d)", zh)) == [str(i) for i in range(1, groups + 1)], pattern
+        assert set(re.findall(r"\d+", re.sub(r"\\\d", "", zh))) <= set(re.findall(r"\d+", pattern)), pattern
 
 
 def test_unknown_language_is_a_value_error():

@@ -54,9 +54,9 @@ GENERIC = {
 }
 
 # Each exercise's own diagnosed mistakes, by their English text (the checkers in _<chapter>.py).
-# Numeric parts only: the explanation of a wrong *choice* says which choices are wrong, so the
-# student edition keeps it sealed (encrypted with the choice) and a plain translation here
-# would leak it; choices' explanations stay English until they are sealed in both languages.
+# Numeric parts only: the explanation of a wrong *choice* says which choices are wrong, so its
+# Chinese text is in _choices_zh.py, which the student edition leaves out like the checkers; its
+# sealed key carries each explanation in both languages, encrypted with the choice.
 MISTAKES = {
     # book/why/primer
     "took the datasheet's 900 GB/s, both directions added": "用了规格书上的 900 GB/s，那是两个方向相加的数字",
