@@ -676,7 +676,7 @@ MISTAKES = {
     "left out the communication efficiency (links at their peak)": "漏了通信效率（让链路按峰值运行）",
     "rounded up: a rack cannot be loaded beyond its power budget": "向上取整了：机柜的负载不能超出其功率预算",
     "sized the CPUs for the storage rate; the next-slowest stage is another one":
-        "按存储速率确定 CPU 的规模；仅次于它的最慢环节是另一个",
+        "按存储速率确定了 CPU 的规模；次慢的环节不是存储",
     "sized the rack for the GPUs alone (8 x 700 W), not for the whole node":
         "只按 GPU（8 x 700 W）确定机柜的规模，而不是按整个节点",
     "took the GPUs' rate; the pipeline runs at its slowest stage": "取了 GPU 的速率；流水线的速度取决于最慢的环节",
