@@ -7,20 +7,21 @@ and left out. Then:
 
 * every Chinese verdict is made of Chinese templates only (no English sentence left);
 * every generic mistake and unit has Chinese text;
-* every exercise-specific mistake of a numeric part in the chapters in ``messages_zh.COMPLETE_CHAPTERS`` has
-  Chinese text; for the other chapters the missing ones are listed (a report, not a failure,
-  until the chapter is added to that list). New exercises show up here by themselves.
+* every exercise-specific mistake of a numeric part, in every chapter, has Chinese text, and so has
+  every explanation of a wrong choice (``_choices_zh``: the student edition seals it).
+  New exercises and mistakes show up here by themselves.
 """
 
 from __future__ import annotations
 
 import collections
+import re
 
 import numpy as np
 import pytest
 
 from interconnect import exercises
-from interconnect.exercises import answers, messages_zh, verdicts
+from interconnect.exercises import _choices_zh, answers, messages_zh, verdicts
 
 ENGLISH = ("is right", "is not right", "Likely mistake", "no answer", "Try again", "matches none", "a number in",
            "plain number", "per direction", "bidirectional")
@@ -78,11 +79,12 @@ def _without_mistake(v):
     target = TARGETS[v.label][1][v.part]
     if target.is_choice:
         text = text.replace(repr(list(target.choices)), "")
+        if isinstance(v.mistake, str):
+            text = text.replace(_choices_zh.why_zh(v.mistake) or v.mistake, "")
     return text.replace(v.mistake, "") if isinstance(v.mistake, str) else text
 
 
 def test_verdicts_are_in_chinese():
-    # (a mistake not translated yet is shown in English: test_report_missing_translations lists those)
     bad = [(label, v.message) for label, _, v in VERDICTS if any(w in _without_mistake(v) for w in ENGLISH)]
     assert not bad, f"English left in {len(bad)} Chinese verdicts, e.g. {bad[:3]}"
 
@@ -98,9 +100,13 @@ def test_templates_units_and_generic_mistakes_are_translated():
 def _missing():
     by_chapter = collections.defaultdict(set)
     for label, chapter, v in VERDICTS:
+        if not v.mistake or v.mistake == "no answer":
+            continue
         if TARGETS[label][1][v.part].is_choice:
-            continue  # a wrong choice's explanation is sealed in the student edition (messages_zh)
-        if v.mistake and v.mistake != "no answer" and verdicts.mistake_text(v.mistake, "zh") == v.mistake:
+            # a wrong choice's explanation: _choices_zh (sealed in the student edition)
+            if _choices_zh.why_zh(v.mistake) is None or _choices_zh.why_zh(v.mistake) not in v.message:
+                by_chapter[chapter].add(v.mistake)
+        elif verdicts.mistake_text(v.mistake, "zh") == v.mistake:
             by_chapter[chapter].add(v.mistake)
     return by_chapter
 
@@ -116,21 +122,32 @@ def test_every_diagnosed_mistake_was_reached():
     assert listed <= reached | {None}, f"never reached: {sorted(listed - reached)[:5]}"
 
 
-@pytest.mark.parametrize("chapter", messages_zh.COMPLETE_CHAPTERS)
-def test_complete_chapters_have_every_mistake_in_chinese(chapter):
-    missing = sorted(MISSING.get(chapter, ()))
-    assert not missing, (f"{chapter}: {len(missing)} diagnosed mistake(s) without Chinese text; add them to "
-                         "MISTAKES in lib/src/interconnect/exercises/messages_zh.py:\n  "
-                         + "\n  ".join(repr(m) for m in missing))
+def test_every_diagnosed_mistake_is_in_chinese():
+    missing = {c: sorted(m) for c, m in sorted(MISSING.items())}
+    assert not missing, (f"{sum(map(len, missing.values()))} diagnosed mistake(s) without Chinese text; add them to "
+                         "MISTAKES in lib/src/interconnect/exercises/messages_zh.py:\n"
+                         + "\n".join(f"  {c}: {m!r}" for c, ms in missing.items() for m in ms))
 
 
-def test_report_missing_translations(capsys):
-    todo = {c: len(m) for c, m in sorted(MISSING.items()) if c not in messages_zh.COMPLETE_CHAPTERS}
-    with capsys.disabled():
-        if todo:
-            print(f"\n[zh] diagnosed mistakes still shown in English ({sum(todo.values())}): "
-                  + ", ".join(f"{c.removeprefix('book/')} {n}" for c, n in todo.items()))
-    assert all(isinstance(n, int) for n in todo.values())
+def test_every_translated_mistake_is_one_a_checker_gives():
+    # a mistake reworded in English leaves its old translation behind: this finds it
+    numeric = {d for _, targets in TARGETS.values() for t in targets.values() if not t.a.is_choice
+               for d in t.a.mistakes}
+    stale = sorted(set(messages_zh.MISTAKES) - numeric)
+    assert not stale, f"{len(stale)} translated mistake(s) no checker gives: {stale[:5]}"
+    choices = {w for _, targets in TARGETS.values() for t in targets.values() if t.a.is_choice
+               for w in t.a.mistakes.values()}
+    stale = sorted(set(_choices_zh.WHY) - choices)
+    assert not stale, f"{len(stale)} translated choice explanation(s) no checker gives: {stale[:5]}"
+    unused = [p for p, _ in _choices_zh.PATTERNS if not any(re.fullmatch(p, w) for w in choices)]
+    assert not unused, f"patterns no checker's explanation matches: {unused}"
+
+
+def test_choice_patterns_keep_every_number():
+    for pattern, zh in _choices_zh.PATTERNS:
+        groups = re.compile(pattern).groups
+        assert sorted(re.findall(r"\\(\d)", zh)) == [str(i) for i in range(1, groups + 1)], pattern
+        assert set(re.findall(r"\d+", re.sub(r"\\\d", "", zh))) <= set(re.findall(r"\d+", pattern)), pattern
 
 
 def test_unknown_language_is_a_value_error():

@@ -281,3 +281,38 @@ def test_the_student_library_holds_no_expected_value(student_lib, tmp_path):
     assert set(data) == set(E.labels())
     assert "s001" in data["rel-ex-mtbf"]["students"]
     assert "answer_key" not in " ".join(p.name for p in student_lib.rglob("*"))
+
+
+CHOICE_PROBE = r"""
+import json, sys
+import interconnect.exercises as E
+cases = json.loads(sys.stdin.read())
+print(json.dumps([[E.check(label, word, part=part, lang=lang).message for lang in ("en", "zh")]
+                  for label, part, word in cases]))
+"""
+
+
+def test_the_student_library_explains_wrong_choices_sealed_in_both_languages(student_lib):
+    # a wrong choice's explanation says which choices are wrong: the student library holds it, in
+    # English and Chinese, only encrypted with that choice, and shows it in the language asked for
+    from interconnect import exercises as E
+    from interconnect.exercises import _choices_zh
+
+    cases, want = [], []
+    for label in E.labels():
+        for part, a in E._answers(E._REGISTRY[label]).items():
+            for word, why in a.mistakes.items() if a.is_choice else ():
+                cases.append([label, part, word])
+                want.append([why, _choices_zh.why_zh(why)])
+    assert len(cases) >= 50 and all(zh for _, zh in want)
+    env = {**os.environ, "PYTHONPATH": str(student_lib / "src")}
+    env.pop("INTERCONNECT_STUDENT", None)
+    res = subprocess.run([sys.executable, "-c", CHOICE_PROBE], input=json.dumps(cases), capture_output=True,
+                         text=True, env=env, cwd=student_lib, check=True)
+    for (label, part, word), (en, zh), (msg_en, msg_zh) in zip(cases, want, json.loads(res.stdout)):
+        assert f"Likely mistake: {en}." in msg_en, (label, part, word, msg_en)
+        assert f"可能的错误：{zh}。" in msg_zh, (label, part, word, msg_zh)
+    assert not (student_lib / "src/interconnect/exercises/_choices_zh.py").exists()
+    text = "\n".join(p.read_text() for p in (student_lib / "src").rglob("*.py"))
+    leaks = [t for pair in want for t in pair if t in text]
+    assert not leaks, f"plain explanations of wrong choices in the student library: {leaks[:3]}"

@@ -83,7 +83,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .answers import DEFAULT_RTOL, GENERIC_MISTAKES, Answer, AnswerError, _generic_names
-from .targets import _h, _OpenTarget, _seal_value, _SealedTarget, _xor
+from .targets import _h, _OpenTarget, _seal_value, _seal_why, _SealedTarget
 from .verdicts import Report, Verdict, _norm, _show, _unit_text, check_lang, mistake_text, say, shown_text
 
 __all__ = ["check", "expected", "describe", "labels", "non_numeric", "numbers", "set_student",
@@ -360,11 +360,8 @@ def describe(label, student=None):
 def _seal_part(salt, label, which, part, a):
     where = (label, which, part)
     if a.is_choice:
-        why = {}
-        for c, text in a.mistakes.items():
-            g = _norm(c)
-            key = hashlib.sha256("\0".join([salt, *where, "why-key", g]).encode()).digest()
-            why[_h(salt, *where, "why-id", g)] = _xor(text.encode(), key).hex()
+        why = {_h(salt, *where, "why-id", _norm(c)): _seal_why(salt, where, _norm(c), text)
+               for c, text in a.mistakes.items()}
         return {"unit": a.unit, "choices": list(a.choices), "right": _h(salt, *where, "choice", _norm(a.value)),
                 "why": why}
     rtol = a.rtol  # 0 (exact) is sealed at 1e-9: see _bin_width
@@ -381,7 +378,7 @@ def _sealed_key(salt=None):
     if _SEALED is not None:
         raise RuntimeError("this is the student edition: it cannot seal a key")
     salt = salt or secrets.token_hex(16)
-    out = {"version": 1, "salt": salt, "n_variants": N_VARIANTS, "non_numeric": dict(_NON_NUMERIC),
+    out = {"version": 2, "salt": salt, "n_variants": N_VARIANTS, "non_numeric": dict(_NON_NUMERIC),
            "exercises": {}}
     for label in labels():
         ex = _REGISTRY[label]
@@ -401,7 +398,8 @@ def seal(path, salt=None):
     It holds, per exercise, part (and variant): the unit, tolerance and generic mistakes;
     salted SHA-256 hashes of the bins (width rtol / 4 in the logarithm) that a right
     answer, and each diagnosed mistake, can fall in; for a choice the hash of the right
-    word and each wrong word's explanation encrypted with that word. No value.
+    word and each wrong word's explanation, in English and Chinese, encrypted with that word.
+    No value.
     """
     import json
     import pathlib
@@ -500,9 +498,9 @@ def _check_part(label, part, t, given, lang="en"):
         if t.right_choice(g):
             return Verdict(label, part, True, given, None,
                            say(lang, "right_choice", head=head, choice=repr(allowed[g])))
-        why = t.choice_why(g)
+        why = t.choice_why(g)   # the verdict names the mistake in English, and explains it in ``lang``
         msg = say(lang, "wrong_choice", head=head, choice=repr(allowed[g])) + (
-            say(lang, "likely", why=mistake_text(why, lang)) if why else say(lang, "try_again"))
+            say(lang, "likely", why=t.choice_why(g, lang)) if why else say(lang, "try_again"))
         return Verdict(label, part, False, given, why, msg)
 
     arr = _as_number(label, part, given)

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 
 import numpy as np
 
 from .answers import _generic_names
-from .verdicts import _norm, _show
+from .verdicts import LANGUAGES, _norm, _show
 
 
 def _close(given, want, rtol):
@@ -34,8 +35,9 @@ class _OpenTarget:
     def right_choice(self, g):
         return g == _norm(self.a.value)
 
-    def choice_why(self, g):
-        return {_norm(k): v for k, v in self.a.mistakes.items()}.get(g)
+    def choice_why(self, g, lang="en"):
+        why = {_norm(k): v for k, v in self.a.mistakes.items()}.get(g)
+        return _why_in(why, lang)
 
     def near(self, arr, factor=1.0):
         return _close(arr, np.asarray(self.a.value, dtype=float) * factor, self.rtol)
@@ -84,6 +86,27 @@ def _seal_value(salt, where, value, rtol):
     return [sorted(_h(salt, *where, i, t) for t in _near_tokens(float(x), width)) for i, x in enumerate(flat)]
 
 
+def _why_in(why, lang):
+    """A wrong choice's explanation in ``lang``: the English, or its Chinese text (the English where
+    it has none)."""
+    if why is None or lang == "en":
+        return why
+    from ._choices_zh import why_zh
+
+    return why_zh(why) or why
+
+
+def _why_key(salt, where, g):
+    """The key that seals a wrong choice's explanation: only that choice opens it."""
+    return hashlib.sha256("\0".join([salt, *where, "why-key", g]).encode()).digest()
+
+
+def _seal_why(salt, where, g, why):
+    """A wrong choice's explanation in every language, encrypted with the choice."""
+    box = json.dumps({lang: _why_in(why, lang) for lang in LANGUAGES}, ensure_ascii=False)
+    return _xor(box.encode(), _why_key(salt, where, g)).hex()
+
+
 def _xor(data, key):
     stream = b""
     n = 0
@@ -107,12 +130,11 @@ class _SealedTarget:
     def right_choice(self, g):
         return _h(self.salt, *self.where, "choice", g) == self.spec["right"]
 
-    def choice_why(self, g):
+    def choice_why(self, g, lang="en"):
         box = self.spec["why"].get(_h(self.salt, *self.where, "why-id", g))
         if box is None:
             return None
-        key = hashlib.sha256("\0".join([self.salt, *self.where, "why-key", g]).encode()).digest()
-        return _xor(bytes.fromhex(box), key).decode()
+        return json.loads(_xor(bytes.fromhex(box), _why_key(self.salt, self.where, g)).decode())[lang]
 
     def _match(self, arr, sealed, rtol):
         if arr.shape != self.shape:
