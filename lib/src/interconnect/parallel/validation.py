@@ -125,6 +125,14 @@ def _narayanan_rows():
     # p > 1 rows; full recomputation (eq. 3 is how the TFLOP/s are counted),
     # no sequence parallelism (it came in 2022), no DP overlap (Megatron-LM of 2021 reduced
     # gradients after the backward pass), scatter/gather on (sec. 4.1).
+    # The 1T row (t = 8, p = 64, d = 6, 512 microbatches of 1 per pipeline) runs the same pipeline
+    # as Korthikanti et al. 2022's 1T with full recomputation (t = 8, p = 64, d = 1, batch 512):
+    # 163 TFLOP/s is 102.6 s per iteration by eq. 3, where Korthikanti's Table 5 prints 94.42 s
+    # (177 TFLOP/s); the 6-way gradient AllReduce the d = 6 run adds is priced at 0.31 s. The two
+    # publications differ by 8.7 % on the same per-pipeline work, and the interleaved schedule
+    # sec. 5.1 states would shrink the bubble that plain 1F1B charges here (v = 2: +16.8 % instead
+    # of +11.8 %): no mechanism with a source closes this row (tests/test_step_2024.py,
+    # test_narayanan_1t_is_korthikanti_1t_with_data_parallelism).
     cfg = [(1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (3.6, 32, 3072, 30, 2, 1, 64, 512, 138),
            (7.5, 32, 4096, 36, 4, 1, 128, 512, 142), (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135),
            (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138), (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140),
@@ -224,6 +232,14 @@ def _megatron_core_readme_rows():
     # NVIDIA Megatron-LM README, "Training Speed and Scalability", weak-scaling table
     # (images/model_table.png, Megatron-Core r0.8.0, commit f2e5db40, 2024): GPT models, s = 4096,
     # V = 131,072, DP = 48, H100; --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap.
+    # The README (at f2e5db40 and since) and its image give no microbatch size (NVIDIA/Megatron-LM
+    # issue #1571 asks for the scripts). At that commit the gradients are reduced in FP32 (--bf16 sets
+    # accumulate_allreduce_grads_in_fp32, megatron/training/arguments.py) and only during the last
+    # microbatch's backward pass (forward_backward_no_pipelining runs the others under no_sync_func,
+    # megatron/core/pipeline_parallel/schedules.py), as step_time prices them. With b = 1 the 32B
+    # row's 15 GB FP32 reduce-scatter per GPU over 48 nodes cannot hide behind one microbatch's
+    # backward (-22.9 %); b = 2 would give -5.7 % but moves 16B to +13.1 % and 314B to -17.5 %, and
+    # no single b is stated, so b = 1 is kept for every row.
     # (billions, heads, hidden, layers, t, p, GPUs, batch, model TFLOP/s per GPU)
     from .machines import stack
 
