@@ -98,6 +98,13 @@ class PublishedServing:
         The engine's tensor-parallel AllReduce, an ``algorithm`` of
         :func:`~interconnect.serving.tp_allreduce_time`: ``"auto"`` (custom one-/two-shot kernels
         with an NCCL fallback) or ``"nccl"`` (NCCL only).
+    engine : str or None
+        ``"trtllm-bench"``: the row was run by ``trtllm-bench throughput`` without
+        ``--max_batch_size``/``--max_num_tokens``, so the engine takes the limits of
+        :func:`~interconnect.serving.validation.trtllm_bench_limits`, and (``llm_options.yml`` of
+        the v1.0 overview: ``cuda_graph_config: enable_padding: true``) pads decode-only batches
+        up to the CUDA-graph sizes of :func:`~interconnect.serving.validation.trtllm_graph_batches`.
+        None: neither.
     """
 
     source: str
@@ -117,6 +124,7 @@ class PublishedServing:
     admission: str = "on-demand"
     kv_reads: str = "per-kv-head"
     allreduce: str = "auto"
+    engine: str | None = None
 
 
 _OV = "Throughput Measurements (H100 SXM and H200 SXM, FP8)"
@@ -129,7 +137,8 @@ _OV_KV = {"llama3-8b": 1.0, "llama3-70b": 1.0, "llama3-405b": 2.0}
 
 def _ov(model, name, machine, tp, isl, osl, value):
     return PublishedServing("nvidia-trtllm-perf-overview", _OV, model, name, machine, tp, "fp8", _OV_KV[model], isl,
-                            osl, None, "max-throughput", "output_tokens_per_s", float(value), admission="reserve")
+                            osl, None, "max-throughput", "output_tokens_per_s", float(value), admission="reserve",
+                            engine="trtllm-bench")
 
 
 def _static(model, name, tp, batch, isl, osl, value):
