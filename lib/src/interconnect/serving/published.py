@@ -18,7 +18,7 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   ``tensorrt_llm/_torch/pyexecutor/model_engine.py`` leaves the checkpoint's KV quantisation as
   it is for ``"auto"``, ``nvidia-trtllm-kv-auto``): one precision per checkpoint, for all its
   rows. A bound settles it for two checkpoints: a row above
-  :func:`~interconnect.serving.validation.reserve_rate_bound` for a BF16 cache (all the memory
+  :func:`~interconnect.serving.reserve_rate_bound` for a BF16 cache (all the memory
   beyond FP8 weights given to the cache, ``GUARANTEED_NO_EVICT`` admission, the peak HBM
   bandwidth) cannot have been measured with one. Ten Llama 3.1 8B rows are above it (22,714
   tokens/s on H100 at 128/2048 against a bound of 18,569), and so are both Llama 3.3 70B rows at
@@ -101,9 +101,9 @@ class PublishedServing:
     engine : str or None
         ``"trtllm-bench"``: the row was run by ``trtllm-bench throughput`` without
         ``--max_batch_size``/``--max_num_tokens``, so the engine takes the limits of
-        :func:`~interconnect.serving.validation.trtllm_bench_limits`, and (``llm_options.yml`` of
+        :func:`~interconnect.serving.trtllm_bench_limits`, and (``llm_options.yml`` of
         the v1.0 overview: ``cuda_graph_config: enable_padding: true``) pads decode-only batches
-        up to the CUDA-graph sizes of :func:`~interconnect.serving.validation.trtllm_graph_batches`.
+        up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`.
         None: neither.
     """
 
