@@ -111,7 +111,8 @@ class ServingPoint:
     prefill : float
         Prefill of one prompt alone, seconds.
     prefill_share : float
-        Share of an iteration the joining prompts add to the decode step, ``1 - D(batch) / tpot``.
+        Share of an iteration the joining prompts add to the decode step, ``1 - D(batch) / tpot``
+        (``D`` padded to the next of ``graph_batches`` where given; at least 0).
     throughput : float
         Output tokens per second, ``rate * output``.
     kv_tokens : float
@@ -355,7 +356,7 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     t, b = sol
     ttft = st.ttft(t, b)
     return ServingPoint(rate=lam, batch=b, tpot=t, ttft=ttft, prefill=st.prefill,
-                        prefill_share=1.0 - st.decode(b) / t,
+                        prefill_share=max(0.0, 1.0 - st.generation_only(b) / t),
                         throughput=lam * st.output, kv_tokens=b * st.context, kv_capacity=st.capacity)
 
 
