@@ -76,7 +76,17 @@ from .steps import (
     stream_bandwidth,
     weights_read,
 )
-from .validation import TARGET, ValidationRow, predict, validation_summary, validation_table
+from .validation import (
+    PERF_OVERVIEW_GRAPH_BATCHES,
+    TARGET,
+    ValidationRow,
+    predict,
+    reserve_rate_bound,
+    trtllm_bench_limits,
+    trtllm_graph_batches,
+    validation_summary,
+    validation_table,
+)
 
 __all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_coefficients", "allreduce_crossover",
            "tp_allreduce_time", "STREAM_EFFICIENCY", "elementwise_bytes_per_token",
@@ -86,6 +96,7 @@ __all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_co
            "sustainable_rate", "KV_PATHS", "KVTransfer", "kv_transfer_time", "ServingLayout", "colocated",
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
-           "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table",
+           "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table", "reserve_rate_bound",
+           "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES",
            "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline", "pcie_h100",
            "H100_PCIE"]

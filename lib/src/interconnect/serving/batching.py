@@ -46,6 +46,15 @@ running sequence holds of the cache depends on the engine's **admission** rule:
 
 :func:`sustainable_rate` is the largest sustainable rate.
 
+**CUDA-graph padding** (``graph_batches``). TensorRT-LLM's PyTorch backend replays a captured CUDA
+graph for an iteration that holds only decodes, and with ``cuda_graph_config.enable_padding`` it
+pads such a batch with dummy requests up to the next batch size that has a graph
+(``_round_up_batch_size``; a batch above the largest runs unpadded, an iteration with a prompt runs
+without a graph). The dummy requests go through every GEMM, element-wise kernel and AllReduce but
+hold no cache, so the padded step is :func:`~interconnect.serving.decode_step_time` at the padded
+batch with the real batch's KV read. In the fluid model the iterations without a joining prompt
+are the share ``1 - n`` of them when ``n < 1`` prompts join per iteration on average.
+
 Not modelled: the randomness of arrivals and lengths (no queueing delay beyond the half
 iteration), chunked prefill (a long prompt stalls one iteration), the scheduler's own
 overhead, speculative decoding, prefix caching.
@@ -57,6 +66,8 @@ Models", OSDI 2022, sec. 4 (iteration-level scheduling, selective batching).
 W. Kwon et al., "Efficient Memory Management for Large Language Model Serving with
 PagedAttention", SOSP 2023 (vLLM).
 J. D. C. Little, "A Proof for the Queuing Formula L = lambda W", Operations Research 9 (1961).
+NVIDIA TensorRT-LLM, ``tensorrt_llm/_torch/pyexecutor/model_engine.py`` (``_round_up_batch_size``,
+``pad_batch``: generation-only batches padded to a captured CUDA-graph size).
 NVIDIA TensorRT-LLM, ``docs/source/performance/performance-tuning-guide/useful-runtime-flags.md``
 (capacity scheduler policies, ``GUARANTEED_NO_EVICT`` the default) and
 ``tensorrt_llm/bench/build/tuning.py`` (``kv_cache_max_requests = cache / (bytes per token x
@@ -65,6 +76,7 @@ NVIDIA TensorRT-LLM, ``docs/source/performance/performance-tuning-guide/useful-r
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -99,7 +111,8 @@ class ServingPoint:
     prefill : float
         Prefill of one prompt alone, seconds.
     prefill_share : float
-        Share of an iteration the joining prompts add to the decode step, ``1 - D(batch) / tpot``.
+        Share of an iteration the joining prompts add to the decode step, ``1 - D(batch) / tpot``
+        (``D`` padded to the next of ``graph_batches`` where given; at least 0).
     throughput : float
         Output tokens per second, ``rate * output``.
     kv_tokens : float
@@ -131,12 +144,23 @@ def _gpu_of(machine, cl, gpu):
     return cl.gemm_gpu
 
 
+def _graph_batches(graph_batches):
+    """``graph_batches`` validated: None, or the sorted distinct batch sizes (integers >= 1)."""
+    if graph_batches is None:
+        return None
+    sizes = sorted({as_count("graph_batches", b) for b in graph_batches})
+    if not sizes:
+        raise ValueError("graph_batches=() is not allowed; allowed: None or batch sizes >= 1")
+    return tuple(sizes)
+
+
 class _Setup:
     """Validated arguments and the rate-independent parts (prefill time, capacity)."""
 
     def __init__(self, model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu,
-                 pp=1, admission="on-demand"):
+                 pp=1, admission="on-demand", graph_batches=None, batch_limit=None):
         self.model, self.cl = model, as_machine(machine)
+        self.graph_batches = _graph_batches(graph_batches)
         self.tp = _check_tp(model, self.cl, tp)
         self.pp = _check_pp(model, self.cl, self.tp, pp)
         self.send = _send_terms(machine, self.tp, self.pp)
@@ -154,6 +178,8 @@ class _Setup:
         self.context = self.prompt + self.output / 2.0
         held = self.context if choice("admission", admission, ADMISSIONS) == "on-demand" else self.prompt + self.output
         self.max_batch = self.capacity / held
+        if batch_limit is not None:
+            self.max_batch = min(self.max_batch, float(as_count("batch_limit", batch_limit)))
 
     #: Whether prompts join the iterations (False: a decode-only instance of a disaggregated system).
     prefills = True
@@ -162,6 +188,19 @@ class _Setup:
         """The decode step of a running batch, no prompt joining."""
         return _decode(self.model, self.cl, self.tp, batch, self.context, self.fp8, self.kv_bytes, 2.0,
                        self.algorithm, self.pp, self.pp, self.send).total
+
+    def generation_only(self, batch):
+        """An iteration with no prompt joining: the decode step, padded up to the next of
+        ``graph_batches`` (the padding holds no cache, so the KV read and attention stay the real
+        batch's)."""
+        if not self.graph_batches or batch <= 0.0:
+            return self.decode(batch)
+        i = bisect.bisect_left(self.graph_batches, batch)
+        if i == len(self.graph_batches):
+            return self.decode(batch)
+        padded = float(self.graph_batches[i])
+        return _decode(self.model, self.cl, self.tp, padded, self.context * batch / padded, self.fp8, self.kv_bytes,
+                       2.0, self.algorithm, self.pp, self.pp, self.send).total
 
     def iteration(self, batch, prompts):
         """One iteration with ``batch`` running sequences and ``prompts`` prompts joining.
@@ -172,14 +211,14 @@ class _Setup:
         ``P``, added to the decode step.
         """
         if not self.prefills or prompts <= 0.0:
-            return self.decode(batch)
+            return self.generation_only(batch)
         if self.pp > 1:
             return self.decode(batch) + prompts * self.prefill / self.pp
         # prompts join whole: a mean of n per iteration is floor(n) or floor(n) + 1 of them, in the
         # proportions that give the mean
         whole = math.floor(prompts)
         frac = prompts - whole
-        low = self._with(batch, whole) if whole else self.decode(batch)
+        low = self._with(batch, whole) if whole else self.generation_only(batch)
         return low if frac == 0.0 else (1.0 - frac) * low + frac * self._with(batch, whole + 1)
 
     def _with(self, batch, prompts):
@@ -244,7 +283,8 @@ class _Setup:
 
 
 def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_bytes=2, block_tokens=16,
-                        reserve=0.1, algorithm="auto", gpu=None, pp=1, admission="on-demand"):
+                        reserve=0.1, algorithm="auto", gpu=None, pp=1, admission="on-demand", graph_batches=None,
+                        batch_limit=None):
     """Steady state of one TP replica serving ``rate`` requests per second with continuous batching.
 
     Parameters
@@ -278,6 +318,13 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     admission : str
         One of :data:`ADMISSIONS`: ``"on-demand"`` (vLLM) or ``"reserve"`` (TensorRT-LLM's
         ``GUARANTEED_NO_EVICT``: each running sequence holds blocks for ``prompt + output``).
+    graph_batches : sequence of int, optional
+        Batch sizes with a captured CUDA graph: an iteration with no prompt joining is padded up
+        to the next of them (TensorRT-LLM's ``cuda_graph_config`` with ``enable_padding``; see
+        the module's notes). None: no padding.
+    batch_limit : int, optional
+        The engine's largest running batch (TensorRT-LLM's ``max_batch_size``), >= 1: the batch
+        the cache admits is capped at it. None: no cap but the cache.
 
     Returns
     -------
@@ -300,7 +347,7 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     (4.4, 8.6, 46, 512)
     """
     st = _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu, pp,
-                admission)
+                admission, graph_batches, batch_limit)
     lam = float(as_positive("rate", rate, "requests/s"))
     sol = st.solve(lam)
     if sol is None:
@@ -309,19 +356,22 @@ def continuous_batching(model, machine, tp, rate, prompt, output, fp8=False, kv_
     t, b = sol
     ttft = st.ttft(t, b)
     return ServingPoint(rate=lam, batch=b, tpot=t, ttft=ttft, prefill=st.prefill,
-                        prefill_share=1.0 - st.decode(b) / t,
+                        prefill_share=max(0.0, 1.0 - st.generation_only(b) / t),
                         throughput=lam * st.output, kv_tokens=b * st.context, kv_capacity=st.capacity)
 
 
 def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, block_tokens=16, reserve=0.1,
-                     algorithm="auto", gpu=None, pp=1, admission="on-demand"):
+                     algorithm="auto", gpu=None, pp=1, admission="on-demand", graph_batches=None, batch_limit=None):
     """Largest arrival rate :func:`continuous_batching` sustains (requests per second).
 
-    The rate whose steady state fills the paged cache, ``B_max / (output T(B_max))`` with
+    The rate whose steady state fills the paged cache (or reaches ``batch_limit``),
+    ``B_max / (output T(B_max))`` with
     ``T(B) = iteration(B, B / output)`` (the running batch's decode with the ``B / output`` prompts
     that join each iteration) and ``B_max = capacity / (prompt + output / 2)`` (``capacity / (prompt + output)`` with
     ``admission="reserve"``): the rate rises with the running batch, so the largest batch gives
-    the largest rate. Arguments as :func:`continuous_batching`.
+    the largest rate (with ``graph_batches`` the padding makes the rate a saw-tooth in ``B``, but an
+    engine fed at an infinite rate still runs the largest batch its cache admits, so ``B_max`` stays
+    the operating point). Arguments as :func:`continuous_batching`.
 
     Returns
     -------
@@ -340,6 +390,13 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     >>> m = models.get("llama3-405b")
     >>> [round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission=a) * 4096) for a in ADMISSIONS]
     [4042, 2790]
+
+    Padding the decode-only iterations up to a captured CUDA-graph batch (here 128 for a batch
+    of about 98) adds GEMM rows, element-wise work and AllReduce bytes, not cache reads:
+
+    >>> round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission="reserve",
+    ...                        graph_batches=(64, 128, 256)) * 4096)
+    2642
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
-                  gpu, pp, admission).sustainable()
+                  gpu, pp, admission, graph_batches, batch_limit).sustainable()

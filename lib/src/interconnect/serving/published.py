@@ -12,13 +12,21 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   Optimizer collection on DGX H100 and DGX H200, every request of the same input and output
   length, TensorRT-LLM's default capacity scheduler (``GUARANTEED_NO_EVICT``: a request is
   admitted with blocks reserved for its whole input and output, ``admission="reserve"``).
-  The KV-cache precision is not stated. The Llama 3.1 8B rows take an FP8 cache (1 byte): with
-  a BF16 cache no engine could reach them, since reading the batch's cache once per step
-  bounds the output rate by ``HBM bandwidth / (mean context x bytes per token)`` whatever the
-  batch (22,200 tokens/s on H100 at 128/2048 against 22,714 measured; 11,700 at 128/4096
-  against 14,325). The 70B and 405B rows, which no such bound decides, take BF16 (2 bytes),
-  the default when a checkpoint quantises no KV cache (the 405B checkpoint's card: "only the
-  weights and activations of the linear operators within transformer blocks are quantized").
+  The KV-cache precision is not stated in the table. The benchmark's ``llm_options.yml`` sets no
+  ``kv_cache_config``, so its ``dtype`` is ``"auto"``, which "uses the data type specified in the
+  model checkpoint" (``nvidia-trtllm-llama33-recipe``; ``validate_and_set_kv_cache_quant`` of
+  ``tensorrt_llm/_torch/pyexecutor/model_engine.py`` leaves the checkpoint's KV quantisation as
+  it is for ``"auto"``, ``nvidia-trtllm-kv-auto``): one precision per checkpoint, for all its
+  rows. A bound settles it for two checkpoints: a row above
+  :func:`~interconnect.serving.reserve_rate_bound` for a BF16 cache (all the memory
+  beyond FP8 weights given to the cache, ``GUARANTEED_NO_EVICT`` admission, the peak HBM
+  bandwidth) cannot have been measured with one. Ten Llama 3.1 8B rows are above it (22,714
+  tokens/s on H100 at 128/2048 against a bound of 18,569), and so are both Llama 3.3 70B rows at
+  128/4096 (2,872 tokens/s on H200 against 2,499; 4,199 on H100 against 3,994): the 8B and 70B
+  checkpoints store a one-byte cache, and all their rows take ``kv_bytes=1``. No 405B row
+  decides it; those rows take BF16 (2 bytes), the default when a checkpoint quantises no KV
+  cache (the 405B checkpoint's card: "only the weights and activations of the linear operators
+  within transformer blocks are quantized").
 * ``nvidia-trtllm-performance-2023``: NVIDIA TensorRT-LLM, ``docs/source/performance.md``
   (commit 138f96d45f90b9667426f7c47297d8c06bafac73): "Peak Throughput" (v0.6.1, static
   batching with ``gptSessionBenchmark``: a batch of ``batch`` prompts prefilled together, then
@@ -90,6 +98,13 @@ class PublishedServing:
         The engine's tensor-parallel AllReduce, an ``algorithm`` of
         :func:`~interconnect.serving.tp_allreduce_time`: ``"auto"`` (custom one-/two-shot kernels
         with an NCCL fallback) or ``"nccl"`` (NCCL only).
+    engine : str or None
+        ``"trtllm-bench"``: the row was run by ``trtllm-bench throughput`` without
+        ``--max_batch_size``/``--max_num_tokens``, so the engine takes the limits of
+        :func:`~interconnect.serving.trtllm_bench_limits`, and (``llm_options.yml`` of
+        the v1.0 overview: ``cuda_graph_config: enable_padding: true``) pads decode-only batches
+        up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`.
+        None: neither.
     """
 
     source: str
@@ -109,18 +124,21 @@ class PublishedServing:
     admission: str = "on-demand"
     kv_reads: str = "per-kv-head"
     allreduce: str = "auto"
+    engine: str | None = None
 
 
 _OV = "Throughput Measurements (H100 SXM and H200 SXM, FP8)"
 
 
-#: KV-cache bytes per element of the v1.0 rows, by model (see the module's notes).
-_OV_KV = {"llama3-8b": 1.0, "llama3-70b": 2.0, "llama3-405b": 2.0}
+#: KV-cache bytes per element of the v1.0 rows, by model: the checkpoint's precision, which
+#: ``reserve_rate_bound`` settles for the 8B and 70B checkpoints (see the module's notes).
+_OV_KV = {"llama3-8b": 1.0, "llama3-70b": 1.0, "llama3-405b": 2.0}
 
 
 def _ov(model, name, machine, tp, isl, osl, value):
     return PublishedServing("nvidia-trtllm-perf-overview", _OV, model, name, machine, tp, "fp8", _OV_KV[model], isl,
-                            osl, None, "max-throughput", "output_tokens_per_s", float(value), admission="reserve")
+                            osl, None, "max-throughput", "output_tokens_per_s", float(value), admission="reserve",
+                            engine="trtllm-bench")
 
 
 def _static(model, name, tp, batch, isl, osl, value):

@@ -8,7 +8,10 @@ these rows. How a row is predicted depends on how it was measured:
 * ``"max-throughput"`` (in-flight batching fed at an infinite rate): the output throughput of
   :func:`~interconnect.serving.sustainable_rate`, ``rate * output``, the steady state whose
   running batch fills the paged KV cache (10 % of HBM held back) under the engine's
-  admission rule (the row's ``admission``);
+  admission rule (the row's ``admission``). Rows run by ``trtllm-bench`` (``engine``) also take
+  the limits it sets, :func:`trtllm_bench_limits`: the running batch is capped at its
+  ``max_batch_size``, and decode-only iterations are padded to the CUDA-graph sizes
+  :func:`trtllm_graph_batches` derives from the two limits;
 * ``"static"`` (a batch prefilled together and decoded together to the end): per GPU,
   ``batch * output / (prefill + sum of the output - 1 decode steps) / tp``, the prefill by
   :func:`~interconnect.serving.prefill_time` and each step by
@@ -27,6 +30,7 @@ The error is ``predicted / measured - 1``. :func:`validation_table` lists every 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,7 +38,12 @@ import numpy as np
 
 from .published import PUBLISHED, PublishedServing
 
-__all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET"]
+__all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET", "reserve_rate_bound",
+           "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES"]
+
+#: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
+#: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
+PERF_OVERVIEW_GRAPH_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096, 8192)
 
 #: The error the issue asks for, as a fraction.
 TARGET = 0.15
@@ -62,6 +71,180 @@ class ValidationRow:
     def within_target(self):
         """``abs(error) <= TARGET``."""
         return abs(self.error) <= TARGET
+
+
+def reserve_rate_bound(model, machine, tp, prompt, output, kv_bytes, weight_bytes=1.0, fraction=1.0):
+    """An upper bound on the output tokens per second of a ``tp``-GPU replica that admits requests
+    by reserving their whole length in the KV cache (``admission="reserve"``), whatever its kernels.
+
+    Every GPU's memory beyond its share of the weights, times ``fraction``, holds the cache, so
+    at most ``B = fraction (M - w N / tp) / (kv (prompt + output))`` requests run at once
+    (``kv``: :func:`~interconnect.serving.kv_bytes_per_token`; ``M``: the GPU's memory). A step
+    reads at least the weights and the running batch's cache at its mean context
+    ``prompt + output / 2``, at the peak HBM bandwidth ``bw``, and yields one token per running
+    request, so the rate is at most ``B bw / (w N / tp + B (prompt + output / 2) kv)``, which grows
+    with ``B``. Activations, the engine's own buffers and every other kernel only lower it.
+
+    A published maximum-load row above this bound for a given ``kv_bytes`` rules that cache
+    precision out for the engine that measured it.
+
+    Parameters
+    ----------
+    model : ModelConfig
+    machine : str or Cluster
+        Needs its ``memory_bandwidth`` and ``gemm_gpu`` (whose ``memory`` is used).
+    tp : int
+        Tensor-parallel degree, >= 1.
+    prompt, output : int
+        Tokens per request, >= 1.
+    kv_bytes, weight_bytes : float
+        Bytes per cached element and per weight, > 0.
+    fraction : float
+        Share of the memory beyond the weights given to the cache, in (0, 1].
+
+    Returns
+    -------
+    float
+        Output tokens per second of the replica.
+
+    Examples
+    --------
+    Llama 3.3 70B in FP8 on one H200, 128 input and 4,096 output tokens: NVIDIA's published
+    2,872 tokens/s is above the bound for a BF16 cache and below it for an FP8 cache.
+
+    >>> from interconnect.catalog import models
+    >>> m = models.get("llama3-70b")
+    >>> [round(reserve_rate_bound(m, "dgx-h200", 1, 128, 4096, kv_bytes=b)) for b in (2, 1)]
+    [2499, 4997]
+    """
+    from .._validate import as_count, as_fraction, as_positive
+    from ..devices import get_gpu
+    from .kv import kv_bytes_per_token
+    from .steps import as_machine
+
+    cl = as_machine(machine)
+    tp = as_count("tp", tp)
+    prompt, output = as_count("prompt", prompt), as_count("output", output)
+    fraction = float(as_fraction("fraction", fraction, 0.0, 1.0))
+    w = float(as_positive("weight_bytes", weight_bytes, "bytes")) * model.params / tp
+    kv = kv_bytes_per_token(model, tp, 1, kv_bytes)
+    free = get_gpu(cl.gemm_gpu).memory - w
+    if free <= 0:
+        raise ValueError(f"tp={tp}: the weights ({w / 2**30:.1f} GiB per GPU) do not fit; allowed: a larger tp")
+    batch = fraction * free / (kv * (prompt + output))
+    return batch * cl.memory_bandwidth / (w + batch * (prompt + output / 2) * kv)
+
+
+def trtllm_bench_limits(model, machine, tp, prompt, output, kv_bytes, weight_bytes=1.0, fraction=0.9):
+    """The ``(max_batch_size, max_num_tokens)`` that ``trtllm-bench throughput`` gives the engine when
+    the command sets neither, as its tuning heuristic computes them.
+
+    ``tensorrt_llm/bench/build/tuning.py`` (``calc_engine_setting``, ``finetune_setting``): the cache
+    is ``fraction`` of the group's memory less the weights, at ``2 l max(tp, g) d kv_bytes`` bytes
+    per token; ``R = cache / (bytes per token (prompt + output))`` requests fit; the batch
+    ``min(R, 4096)`` is rounded up (to a multiple of 32, at least 64, below 256; of 128 below
+    1,024; of 256 above) and the tokens ``min(batch (1 + prompt / output), 32768)`` likewise (at
+    least 2,048; multiples of 256, 512 or 1,024). Chunked prefill is off by default, so
+    ``get_settings`` (``tensorrt_llm/bench/benchmark/utils/general.py``) raises the tokens to at
+    least ``prompt + max_batch_size``. ``fraction`` is ``--kv_cache_free_gpu_mem_fraction``, 0.90
+    by default. Pipeline parallelism is not covered (``pp = 1``). Source: book/references.bib
+    ``nvidia-trtllm-bench-tuning`` (stored versions of the files, not pinned to v1.0's commit).
+
+    Parameters
+    ----------
+    model : ModelConfig
+    machine : str or Cluster
+        Its ``gemm_gpu``'s ``memory`` stands for the device memory the heuristic reads.
+    tp : int
+        Tensor-parallel degree, >= 1.
+    prompt, output : int
+        The dataset's mean input and output tokens, >= 1.
+    kv_bytes, weight_bytes : float
+        Bytes per cached element and per weight, > 0.
+    fraction : float
+        In (0, 1].
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    Llama 3.1 405B in FP8 with a BF16 cache on 8 H200, 128 input and 2,048 output tokens:
+
+    >>> from interconnect.catalog import models
+    >>> trtllm_bench_limits(models.get("llama3-405b"), "dgx-h200", 8, 128, 2048, kv_bytes=2)
+    (768, 2048)
+    """
+    from .._validate import as_count, as_fraction, as_positive
+    from ..devices import get_gpu
+    from .steps import as_machine
+
+    cl = as_machine(machine)
+    tp = as_count("tp", tp)
+    prompt, output = as_count("prompt", prompt), as_count("output", output)
+    fraction = float(as_fraction("fraction", fraction, 0.0, 1.0))
+    kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
+    weights = float(as_positive("weight_bytes", weight_bytes, "bytes")) * model.params
+    g = 1 if model.is_mla else model.n_kv_heads
+    per_token = model.kv_cache_bytes_per_token(kv_bytes) * max(tp, g) / g
+    free = get_gpu(cl.gemm_gpu).memory * tp - weights
+    if free <= 0:
+        raise ValueError(f"tp={tp}: the weights ({weights / 2**30:.1f} GiB) do not fit the group's memory; "
+                         "allowed: a larger tp")
+    raw = min(fraction * free / (per_token * (prompt + output)), 4096.0)
+    if raw < 256:
+        batch = max(64, 32 * math.ceil(raw / 32))
+    elif raw < 1024:
+        batch = 128 * math.ceil(raw / 128)
+    else:
+        batch = 256 * math.ceil(raw / 256)
+    raw_tokens = min(raw * (1.0 + prompt / output), 32768.0)
+    if raw_tokens < 4096:
+        tokens = max(2048, 256 * math.ceil(raw_tokens / 256))
+    elif raw_tokens < 8192:
+        tokens = 512 * math.ceil(raw_tokens / 512)
+    else:
+        tokens = 1024 * math.ceil(raw_tokens / 1024)
+    return int(batch), int(max(tokens, prompt + batch))
+
+
+def trtllm_graph_batches(max_batch_size, max_num_tokens, batch_sizes=PERF_OVERVIEW_GRAPH_BATCHES):
+    """The batch sizes TensorRT-LLM captures CUDA graphs for, with padding enabled.
+
+    ``_filter_cuda_graph_batch_sizes`` of ``tensorrt_llm/_torch/pyexecutor/model_engine.py``: the
+    given sizes up to ``min(max_batch_size, max_num_tokens)`` (the largest decode-only batch), and,
+    when a given size exceeds that, the limit itself, so that larger batches are padded to it
+    (``nvidia-trtllm-bench-tuning``).
+
+    Parameters
+    ----------
+    max_batch_size, max_num_tokens : int
+        The engine's limits (:func:`trtllm_bench_limits`), >= 1.
+    batch_sizes : sequence of int
+        The configured sizes, ascending.
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> trtllm_graph_batches(768, 2048)[-4:]
+    (256, 384, 512, 768)
+    """
+    from .._validate import as_count
+
+    top = min(as_count("max_batch_size", max_batch_size), as_count("max_num_tokens", max_num_tokens))
+    out = []
+    for b in batch_sizes:
+        b = as_count("batch_sizes", b)
+        if b <= top:
+            out.append(b)
+        else:
+            out.append(top)
+            break
+    return tuple(sorted(set(out)))
 
 
 def _static(row, cl, model, fp8):
@@ -104,8 +287,14 @@ def predict(row):
         raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
     model, cl, fp8 = models.get(row.model), as_machine(row.machine), row.precision == "fp8"
     if row.mode == "max-throughput":
+        graphs = limit = None
+        if row.engine == "trtllm-bench":
+            limit, tokens = trtllm_bench_limits(model, row.machine, row.tp, row.prompt, row.output, row.kv_bytes,
+                                                weight_bytes=1.0 if fp8 else 2.0)
+            graphs = trtllm_graph_batches(limit, tokens)
         return sustainable_rate(model, row.machine, row.tp, row.prompt, row.output, fp8=fp8,
-                                kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce) * row.output
+                                kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce,
+                                graph_batches=graphs, batch_limit=limit) * row.output
     if row.mode == "static":
         return _static(row, cl, model, fp8)
     return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
@@ -124,7 +313,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 45)
+    (76, 60)
     """
     out = []
     for row in PUBLISHED:
@@ -151,7 +340,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 38, 0.11)
+    (60, 53, 0.06)
     """
     from .._validate import choice
     from .published import MODES
