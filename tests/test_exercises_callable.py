@@ -330,3 +330,17 @@ def test_the_verdict_speaks_chinese():
     assert "你的函数在全部" in check("pp-ex-code", bubble, lang="zh").message
     v = check("pcie-ex-code", lambda g, n: pcie_bw(g, n) * 2, lang="zh")
     assert "未通过" in v.message and "单向与双向" in v.message and "generation" not in v.message
+
+
+def test_the_student_editions_answer_cell_is_a_function_stub_that_runs():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import student_edition as SE
+
+    cell = SE.answer_cell("pp-ex-code", SE._part_lines("pp-ex-code"), varied=True)
+    assert "def bubble_fraction(p, m, v=1):" in cell["source"]
+    ns = {}
+    exec(compile(cell["source"].replace('check("pp-ex-code", bubble_fraction)',  # noqa: S102
+                                        'result = check("pp-ex-code", bubble_fraction)'), "cell", "exec"), ns)
+    assert not ns["result"] and "not a number" in str(ns["result"])
