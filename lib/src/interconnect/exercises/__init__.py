@@ -434,7 +434,7 @@ def describe(label, student=None):
                  f"graded by calling it on {len(cases)} cases"]
         if ex.variants:
             who = _student(student)
-            lines.append(f"  cases: the book's and {'the seed of student ' + who if who else 'the book seed'}")
+            lines.append(f"  cases: fixed ones, and ones drawn from {'student ' + who if who else 'the book'}'s seed")
         return "\n".join(lines)
     targets = _targets(ex, _which(ex, student))
     lines = [f"{ex.label} ({ex.chapter}): {ex.doc}" if ex.doc else f"{ex.label} ({ex.chapter})"]
