@@ -23,6 +23,13 @@ Every part of a multi-part exercise is required: ``check(label, {part: answer, .
 with a part missing is wrong, and the verdict names the missing parts. One part can be
 practised alone with ``check(label, answer, part=...)``.
 
+Coding exercises (:func:`coding_labels`) are answered with a function,
+``check("primer-ex-code", ring_allreduce_time)``: the checker calls it on hidden cases, fixed
+ones and ones drawn from the student's seed, compares each result with the library's, and
+says which kinds of input fail, in words, and which known wrong implementation (or generic
+slip) the results match; an exception, a wrong type or a missing ``ValueError`` on invalid
+input is reported too (:mod:`~interconnect.exercises.coding`).
+
 Tolerances are the exercise's: ``exercise(..., rtol=...)`` sets the default of its parts,
 an :class:`Answer`'s own ``rtol`` a part's. Without either it is :data:`DEFAULT_RTOL`
 (2 %, the precision of an answer worked with the chapter's rounded inputs); counts are
@@ -49,13 +56,14 @@ not 85 %).
 Functions
 ---------
 check(label, answer, part=None, student=None)
-    Verdict on an answer (a number, a string for a choice, or a dict of all parts).
+    Verdict on an answer (a number, a string for a choice, a dict of all parts, or a
+    function for a coding exercise).
 describe(label, student=None)
     What the checker expects: parts, units, choices, and the student's numbers.
 numbers(label, student=None)
     The parameters of an exercise with variants, for the book or for a student.
-labels(), non_numeric()
-    Every label with a checker; the exercises without a numeric answer.
+labels(), coding_labels(), non_numeric()
+    Every label with a numeric checker; the coding exercises; those without a checker.
 expected(label, part=None, student=None)
     The expected answer; instructors' edition only.
 answer_key(students=()), seal(path)
