@@ -45,7 +45,7 @@ def test_every_part_of_the_book_has_an_assignment():
             if label.startswith("code:"):
                 assert label[len("code:"):] in A.CODING, (name, label)
             else:
-                assert label in E.labels(), (name, label)
+                assert label in E.labels() or label in E.coding_labels(), (name, label)
 
 
 def test_master_solves_with_the_key_and_tests_call_the_checker():
@@ -56,6 +56,22 @@ def test_master_solves_with_the_key_and_tests_call_the_checker():
         assert f'expected("{label}", student=STUDENT_ID)' in code
         for part in E._get(label).parts:
             assert f'_check("{label}", ' in code and f'part="{part}"' in code
+
+
+def test_a_coding_exercise_of_the_book_is_a_question_graded_by_calling_the_function():
+    nb = A.master("a5-serving-code")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    sol = next(c for c in code if c.startswith("def kv_bytes_per_gpu("))
+    assert "    # BEGIN SOLUTION\n" in sol and sol.rstrip().endswith("# END SOLUTION")
+    hidden = next(c for c in code if "hidden: true" in c)
+    assert 'check as _check' in hidden and '_check("srv-ex-code", kv_bytes_per_gpu, student=STUDENT_ID)' in hidden
+    # the master's solution passes its hidden test, and a wrong function fails it
+    ns = {"STUDENT_ID": STUDENT}
+    exec(sol, ns)  # noqa: S102 - the book's own solution
+    exec(hidden, ns)  # noqa: S102
+    ns["kv_bytes_per_gpu"] = lambda *a, _f=ns["kv_bytes_per_gpu"]: _f(*a) / 2
+    with pytest.raises(AssertionError):
+        exec(hidden, ns)  # noqa: S102
 
 
 @pytest.fixture(scope="module")

@@ -56,14 +56,15 @@ def test_the_book_has_exercises():
 
 
 def test_every_exercise_in_the_book_is_checked_or_declared_non_numeric():
-    missing = sorted(set(BOOK) - set(LABELS) - set(exm.non_numeric()))
+    missing = sorted(set(BOOK) - set(LABELS) - set(exm.non_numeric()) - set(exm.coding_labels()))
     assert not missing, f"exercises without a checker or a non-numeric declaration: {missing}"
 
 
 def test_every_checker_belongs_to_an_exercise_in_its_chapter():
-    for label in LABELS + sorted(exm.non_numeric()):
+    for label in LABELS + sorted(exm.non_numeric()) + exm.coding_labels():
         assert label in BOOK, f"checker {label!r} has no exercise in the book"
-        chapter = exm._REGISTRY[label].chapter if label in exm._REGISTRY else exm.non_numeric()[label][0]
+        chapter = (exm._REGISTRY[label].chapter if label in exm._REGISTRY else exm._CODING[label].chapter
+                   if label in exm._CODING else exm.non_numeric()[label][0])
         assert chapter == BOOK[label][0], f"{label!r} is registered for {chapter}, but it is in {BOOK[label][0]}"
 
 

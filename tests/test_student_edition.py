@@ -210,6 +210,13 @@ for label, ans in cases["wrong"].items():
     out["wrong"][label] = str(E.check(label, ans))
 for label, (student, ans) in cases["variant"].items():
     out["variant"][label] = [bool(E.check(label, ans, student=student)), E.numbers(label, student=student)]
+out["coding_labels"], out["coding"] = E.coding_labels(), {}
+for label, (name, src) in cases["coding"].items():
+    ns = {}
+    exec(src, ns)
+    fn = ns[name]
+    out["coding"][label] = [bool(E.check(label, fn)), bool(E.check(label, fn, student="s042")),
+                            bool(E.check(label, lambda *a, _f=fn: 2 * _f(*a)))]
 print(json.dumps(out))
 """
 
@@ -227,7 +234,7 @@ def test_the_student_library_checks_without_the_answers(student_lib):
     from interconnect import exercises as E
 
     ex_dir = student_lib / "src/interconnect/exercises"
-    assert sorted(p.name for p in ex_dir.glob("*.py")) == ["__init__.py", "answers.py", "messages_zh.py",
+    assert sorted(p.name for p in ex_dir.glob("*.py")) == ["__init__.py", "answers.py", "coding.py", "messages_zh.py",
                                                             "sealed_key.py", "targets.py", "verdicts.py"]
     right, wrong, variant = {}, {}, {}
     for label in E.labels():
@@ -239,11 +246,16 @@ def test_the_student_library_checks_without_the_answers(student_lib):
     for label in (lb for lb in E.labels() if E._REGISTRY[lb].variants):
         e = E.expected(label, student="s042")
         variant[label] = ["s042", {k: _plain(v) for k, v in e.items()} if isinstance(e, dict) else _plain(e)]
+    # the coding exercises: the chapters' worked functions, graded by the sealed key
+    sys.path.insert(0, str(ROOT / "tools"))
+    import assignments as A
+
+    coding = {label: [E._CODING[label].signature.split("(")[0], A.book_solution(label)] for label in E.coding_labels()}
     env = {**os.environ, "PYTHONPATH": str(student_lib / "src")}
     env.pop("INTERCONNECT_STUDENT", None)
     res = subprocess.run([sys.executable, "-c", PROBE], input=json.dumps(
-        {"right": right, "wrong": wrong, "variant": variant}), capture_output=True, text=True, env=env,
-        cwd=student_lib, check=True)
+        {"right": right, "wrong": wrong, "variant": variant, "coding": coding}), capture_output=True, text=True,
+        env=env, cwd=student_lib, check=True)
     out = json.loads(res.stdout)
     assert not out["has_expected"] and not out["has_key"]
     assert out["labels"] == E.labels()
@@ -254,6 +266,8 @@ def test_the_student_library_checks_without_the_answers(student_lib):
     assert variant and all(ok for ok, _ in out["variant"].values())
     for label, (_, nums) in out["variant"].items():
         assert nums == E.numbers(label, student="s042")
+    assert out["coding_labels"] == E.coding_labels()
+    assert coding and all(ok == [True, True, False] for ok in out["coding"].values()), out["coding"]
 
 
 def test_the_student_library_holds_no_expected_value(student_lib, tmp_path):

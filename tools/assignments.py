@@ -28,7 +28,10 @@ tests on them, that the key and the checker agree before it writes anything.
 An assignment can also hold a from-scratch coding task (:data:`CODING`, named
 ``"code:<task>"``): the student writes a function whose hidden tests compare it with the
 library (the ring AllReduce of ``a3-lab-ring`` against ``collectives.run_collective`` and
-the ring schedule's messages).
+the ring schedule's messages). A coding exercise of the book
+(``interconnect.exercises.coding_labels()``, e.g. ``srv-ex-code`` in ``a5-serving-code``)
+becomes a question whose hidden test is ``check(label, function, student=STUDENT_ID)``;
+its solution is the chapter's worked one.
 
 ``tests/test_assignments.py`` builds two assignments and grades, with ``otter run`` (local
 grading, no Docker), a right, a wrong and a partial submission of one and a right and a
@@ -66,6 +69,7 @@ ASSIGNMENTS = {
                     ["pp-ex-share", "tp-ex-bytes", "rel-ex-mtbf"]),
     "a5-practice": ("Practice", "Units, directions and the next links",
                     ["dis-ex-units", "dis-ex-bidir", "out-ex-nvlink6"]),
+    "a5-serving-code": ("Practice", "Serving: the KV cache a GPU holds, from scratch", ["srv-ex-code"]),
     "a5-traces": ("Practice", "Reading real tool output: nvidia-smi topo -m, nccl-tests and NCCL logs",
                   ["primer-ex-trace", "pcie-ex-topo-trace", "prot-ex-nccl-trace", "dp-ex-rings-trace",
                    "ops-ex-trace"]),
@@ -223,6 +227,60 @@ def _coding_question(i, q, name):
     return cells + [_raw("# END TESTS"), _raw("# END QUESTION")]
 
 
+def book_solution(label):
+    """The definitions of a coding exercise's worked solution (the chapter's ``<label>-sol`` cell
+    up to its first ``print``/``check``), with each function's body after its docstring marked
+    as the solution, which Otter Assign replaces by ``...`` in the student notebook."""
+    from interconnect import exercises as E
+
+    chapter = E._get(label).chapter
+    nb = json.loads((ROOT / f"{chapter}.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c.get("id") == f"{label}-sol")
+    src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    src = re.split(r"\n(?:print|check)\(", src)[0].rstrip()
+    out, in_body, seen_def = [], False, False
+    for line in src.splitlines():
+        if line and not line.startswith(" ") and not re.match(r"def |[A-Z_][A-Z0-9_]* = ", line) and seen_def:
+            break  # the worked example's own use of the function
+        if in_body and line and not line.startswith(" "):
+            while out and not out[-1].strip():
+                out.pop()
+            out += ["    # END SOLUTION", "", ""]
+            in_body = False
+        seen_def = seen_def or line.startswith("def ")
+        out.append(line)
+        if line.startswith('    """') and out[-2].startswith("def "):
+            out.append("    # BEGIN SOLUTION")
+            in_body = True
+    while out and not out[-1].strip():
+        out.pop()
+    if in_body:
+        out.append("    # END SOLUTION")
+    return "\n".join(out)
+
+
+def _book_coding_question(i, q, label):
+    """The cells of a coding exercise of the book (the answer is a function, graded by ``check``)."""
+    from interconnect import exercises as E
+
+    chapter, text = exercise_text(label)
+    name = E._CODING[label].signature.split("(")[0]
+    cells = [_raw(f"# BEGIN QUESTION\nname: {q}\npoints: [0, 1]"),
+             nbformat.v4.new_markdown_cell(
+                 f"**Question {i}** ({label}, from `{chapter}`)\n\n{text}\n\n"
+                 f"Write `{name}` in the next cell; the grader calls it on hidden cases, some drawn from your "
+                 "student id."),
+             _raw("# BEGIN SOLUTION"), nbformat.v4.new_code_cell(book_solution(label)), _raw("# END SOLUTION"),
+             _raw("# BEGIN TESTS"),
+             nbformat.v4.new_code_cell(f"assert callable({name}), 'define {E._CODING[label].signature}'"),
+             nbformat.v4.new_code_cell(
+                 '""" # BEGIN TEST CONFIG\nhidden: true\n""" # END TEST CONFIG\n'
+                 "from interconnect.exercises import check as _check\n"
+                 f'assert bool(_check("{label}", {name}, student=STUDENT_ID))'),
+             _raw("# END TESTS"), _raw("# END QUESTION")]
+    return cells
+
+
 def master(name):
     """The master notebook (Otter Assign format) of assignment ``name``."""
     from interconnect import exercises as E
@@ -246,6 +304,9 @@ def master(name):
         q = f"q{i}"
         if label.startswith("code:"):
             cells += _coding_question(i, q, label[len("code:"):])
+            continue
+        if label in E.coding_labels():
+            cells += _book_coding_question(i, q, label)
             continue
         chapter, text = exercise_text(label)
         parts = _parts(label)

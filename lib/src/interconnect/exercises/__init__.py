@@ -23,6 +23,13 @@ Every part of a multi-part exercise is required: ``check(label, {part: answer, .
 with a part missing is wrong, and the verdict names the missing parts. One part can be
 practised alone with ``check(label, answer, part=...)``.
 
+Coding exercises (:func:`coding_labels`) are answered with a function,
+``check("primer-ex-code", ring_allreduce_time)``: the checker calls it on hidden cases, fixed
+ones and ones drawn from the student's seed, compares each result with the library's, and
+says which kinds of input fail, in words, and which known wrong implementation (or generic
+slip) the results match; an exception, a wrong type or a missing ``ValueError`` on invalid
+input is reported too (:mod:`~interconnect.exercises.coding`).
+
 Tolerances are the exercise's: ``exercise(..., rtol=...)`` sets the default of its parts,
 an :class:`Answer`'s own ``rtol`` a part's. Without either it is :data:`DEFAULT_RTOL`
 (2 %, the precision of an answer worked with the chapter's rounded inputs); counts are
@@ -49,13 +56,14 @@ not 85 %).
 Functions
 ---------
 check(label, answer, part=None, student=None)
-    Verdict on an answer (a number, a string for a choice, or a dict of all parts).
+    Verdict on an answer (a number, a string for a choice, a dict of all parts, or a
+    function for a coding exercise).
 describe(label, student=None)
     What the checker expects: parts, units, choices, and the student's numbers.
 numbers(label, student=None)
     The parameters of an exercise with variants, for the book or for a student.
-labels(), non_numeric()
-    Every label with a checker; the exercises without a numeric answer.
+labels(), coding_labels(), non_numeric()
+    Every label with a numeric checker; the coding exercises; those without a checker.
 expected(label, part=None, student=None)
     The expected answer; instructors' edition only.
 answer_key(students=()), seal(path)
@@ -82,12 +90,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from . import coding as _coding
 from .answers import DEFAULT_RTOL, GENERIC_MISTAKES, Answer, AnswerError, _generic_names
-from .targets import _h, _OpenTarget, _seal_value, _seal_why, _SealedTarget
+from .coding import Case
+from .targets import _h, _OpenTarget, _seal_value, _seal_why, _SealedTarget, _xor
 from .verdicts import Report, Verdict, _norm, _show, _unit_text, check_lang, mistake_text, say, shown_text
 
-__all__ = ["check", "expected", "describe", "labels", "non_numeric", "numbers", "set_student",
-           "answer_key", "seal", "Verdict", "Report", "Answer", "exercise", "not_numeric", "AnswerError",
+__all__ = ["check", "expected", "describe", "labels", "coding_labels", "non_numeric", "numbers", "set_student",
+           "answer_key", "seal", "Verdict", "Report", "Answer", "exercise", "coding_exercise", "Case", "not_numeric",
+           "AnswerError",
            "GENERIC_MISTAKES", "DEFAULT_RTOL", "N_VARIANTS"]
 
 
@@ -112,6 +123,21 @@ class _Exercise:
 
 
 _REGISTRY: dict = {}
+_CODING: dict = {}  # the coding exercises: the answer is a function
+
+
+@dataclass(frozen=True)
+class _Coding:
+    label: str
+    chapter: str
+    compute: object  # fn(**variant) -> list of Case
+    signature: str
+    kinds: dict  # kind -> its description in English
+    doc: str
+    rtol: float = None
+    variants: object = None
+    unit: str = "1"
+    parts: tuple = ("function",)
 _NON_NUMERIC: dict = {}
 _LOADED = False
 _SEALED = None  # the student edition's key, when this package is the student edition
@@ -153,6 +179,73 @@ def exercise(label, chapter, parts=None, doc="", rtol=None, variants=None):
     return register
 
 
+def coding_exercise(label, chapter, signature, kinds, unit="1", doc="", rtol=None, variants=None):
+    """Decorator registering a coding exercise: ``fn(**variant) -> [Case, ...]``.
+
+    The student answers with a function (``check(label, my_function)``); the checker calls
+    it on every :class:`Case` ``fn`` returns (see :mod:`~interconnect.exercises.coding`).
+    ``signature`` is the function's header as the exercise states it, e.g.
+    ``"ring_allreduce_time(n, p, alpha, bandwidth)"``; ``kinds`` ``{kind: description}``
+    describes each class of input in words (the verdict names the classes that fail);
+    ``unit`` is the unit of the result. ``variants(rng) -> {"seed": int}`` draws the seed of
+    the cases a student's function is also tried on; ``fn(seed=0)`` gives the book's.
+    """
+    if rtol is not None and not (0 <= rtol < 0.5):
+        raise ValueError(f"rtol={rtol!r} for {label!r} is out of range; expected 0 <= rtol < 0.5")
+
+    def register(fn):
+        if label in _REGISTRY or label in _NON_NUMERIC or label in _CODING:
+            raise ValueError(f"label={label!r} is registered twice")
+        _CODING[label] = _Coding(label, chapter, fn, signature, dict(kinds), doc or (fn.__doc__ or "").strip(), rtol,
+                                 variants, unit)
+        return fn
+
+    return register
+
+
+def coding_labels():
+    """Every coding exercise's label (the answer is a function), sorted."""
+    _load()
+    return sorted(_CODING)
+
+
+def _cases(ex, which="book"):
+    """The cases of coding exercise ``ex`` (book or variant ``which``), tolerances resolved."""
+    if ex.compute is None:
+        raise RuntimeError("the student edition computes no answers")
+    out = ex.compute() if which == "book" else ex.compute(**_variant_params(ex, int(which)))
+    rtol = ex.rtol if ex.rtol is not None else DEFAULT_RTOL
+    for c in out:
+        if c.kind not in ex.kinds:
+            raise RuntimeError(f"case kind {c.kind!r} of {ex.label!r} is not one of its kinds {list(ex.kinds)}")
+    return [_coding.resolved(c, rtol) for c in out]
+
+
+def _case_targets(ex, which):
+    """``(cases, targets)`` of a coding exercise: open, or from the sealed key."""
+    if _SEALED is not None:
+        specs = _SEALED["coding"][ex.label]["cases"][which]
+        cases = [Case(d["kind"], tuple(d["args"]), None, d["raises"]) for d in specs]
+        salt = _SEALED["salt"]
+        targets = [None if d["raises"] else
+                   _coding._SealedCase(_SealedTarget(salt, ex.label, which, f"case{i}", d["spec"]), d["spec"])
+                   for i, d in enumerate(specs)]
+        return cases, targets
+    cases = _cases(ex, which)
+    return cases, [None if c.raises else _coding._OpenCase(c.answer) for c in cases]
+
+
+def _check_coding(ex, answer, student, lang):
+    if not callable(answer) or isinstance(answer, type):
+        raise AnswerError(f"answer={answer!r} for {ex.label!r} is not a function; this exercise is graded by "
+                          f"calling your function: define {ex.signature} and pass it, "
+                          f'check("{ex.label}", {ex.signature.split("(")[0]})')
+    which = _which(ex, student)
+    cases, targets = _case_targets(ex, which)
+    rtol = ex.rtol if ex.rtol is not None else DEFAULT_RTOL
+    return _coding.judge(ex.label, answer, cases, targets, ex.kinds, rtol, lang)
+
+
 def not_numeric(label, chapter, reason):
     """Declare that exercise ``label`` has no numeric answer (an essay, a design, a plot)."""
     if label in _REGISTRY or label in _NON_NUMERIC:
@@ -175,6 +268,9 @@ def _load():
         _SEALED = json.loads(key.KEY_JSON)
         for label, (chapter, reason) in _SEALED["non_numeric"].items():
             _NON_NUMERIC[label] = (chapter, reason)
+        for label, e in _SEALED.get("coding", {}).items():
+            _CODING[label] = _Coding(label, e["chapter"], None, e["signature"], e["kinds"], e["doc"], e["rtol"],
+                                     bool(e["variants"]), e["unit"])
         for label, e in _SEALED["exercises"].items():
             _REGISTRY[label] = _Exercise(label, e["chapter"], None, tuple(e["parts"]), e["doc"], None,
                                          bool(e["variants"]))
@@ -190,10 +286,12 @@ def _get(label):
         raise AnswerError(f"label={label!r} is not a string; expected an exercise label such as 'phys-ex-pcie'")
     if label in _REGISTRY:
         return _REGISTRY[label]
+    if label in _CODING:
+        return _CODING[label]
     if label in _NON_NUMERIC:
         raise AnswerError(f"label={label!r} has no numeric answer to check ({_NON_NUMERIC[label][1]}); "
                           "compare with the solution in the book")
-    close = difflib.get_close_matches(label, list(_REGISTRY) + list(_NON_NUMERIC), n=3)
+    close = difflib.get_close_matches(label, list(_REGISTRY) + list(_NON_NUMERIC) + list(_CODING), n=3)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else "; labels() lists them"
     raise AnswerError(f"label={label!r} is not an exercise with a checker{hint}")
 
@@ -272,7 +370,7 @@ def numbers(label, student=None):
         return {}
     which = _which(ex, student)
     if _SEALED is not None:
-        e = _SEALED["exercises"][label]
+        e = _SEALED["coding" if label in _CODING else "exercises"][label]
         return dict(e["defaults"] if which == "book" else e["variants"][int(which)])
     return _book_params(ex) if which == "book" else _variant_params(ex, int(which))
 
@@ -324,6 +422,8 @@ def expected(label, part=None, student=None):
     instructors and tests: the student edition of the package has no such function.
     """
     ex = _get(label)
+    if label in _CODING:  # the cases: arguments and the right result, or ValueError
+        return [(c.args, ValueError if c.raises else c.answer.value) for c in _cases(ex, _which(ex, student))]
     ans = _answers(ex, _which(ex, student))
     if part is None and len(ex.parts) > 1:
         return {k: a.value for k, a in ans.items()}
@@ -334,6 +434,16 @@ def describe(label, student=None):
     """A short text: where the exercise is, its parts with units or choices, and the
     student's own numbers for an exercise with variants."""
     ex = _get(label)
+    if label in _CODING:
+        cases, _ = _case_targets(ex, _which(ex, student))
+        lines = [f"{ex.label} ({ex.chapter}): {ex.doc}" if ex.doc else f"{ex.label} ({ex.chapter})",
+                 f"  function: {ex.signature}, returning "
+                 f"{'a plain number' if ex.unit == '1' else 'a number in ' + _unit_text(ex.unit)}; "
+                 f"graded by calling it on {len(cases)} cases"]
+        if ex.variants:
+            who = _student(student)
+            lines.append(f"  cases: fixed ones, and ones drawn from {'student ' + who if who else 'the book'}'s seed")
+        return "\n".join(lines)
     targets = _targets(ex, _which(ex, student))
     lines = [f"{ex.label} ({ex.chapter}): {ex.doc}" if ex.doc else f"{ex.label} ({ex.chapter})"]
     for k in ex.parts:
@@ -389,6 +499,18 @@ def _sealed_key(salt=None):
             "variants": [_variant_params(ex, i) for i in range(N_VARIANTS)] if ex.variants else None,
             "defaults": _book_params(ex) if ex.variants else None,
             "answers": answers}
+    out["coding"] = {}
+    for label in coding_labels():
+        ex = _CODING[label]
+        whiches = ["book"] + ([str(i) for i in range(N_VARIANTS)] if ex.variants else [])
+        cases = {w: [{"kind": c.kind, "args": list(c.args), "raises": c.raises,
+                      "spec": None if c.raises else _seal_part(salt, label, w, f"case{i}", c.answer)}
+                     for i, c in enumerate(_cases(ex, w))] for w in whiches}
+        out["coding"][label] = {
+            "chapter": ex.chapter, "doc": ex.doc, "signature": ex.signature, "kinds": ex.kinds, "unit": ex.unit,
+            "rtol": ex.rtol if ex.rtol is not None else DEFAULT_RTOL,
+            "variants": [_variant_params(ex, i) for i in range(N_VARIANTS)] if ex.variants else None,
+            "defaults": _book_params(ex) if ex.variants else None, "cases": cases}
     return out
 
 
@@ -538,10 +660,12 @@ def check(label, answer, part=None, student=None, lang="en"):
     ----------
     label : str
         The exercise's label in the book, e.g. ``"coll-ex-ring"``.
-    answer : float, array, str, or dict
+    answer : float, array, str, dict, or function
         The answer in SI base units (bytes, seconds, bytes/s per direction, FLOP/s,
         fractions), a word for a choice, or ``{part: answer}`` with every part (a missing
-        part, or ``...``, is wrong and named).
+        part, or ``...``, is wrong and named). For a coding exercise
+        (:func:`coding_labels`), the student's function: the checker calls it on hidden
+        cases (see :mod:`~interconnect.exercises.coding`).
     part : str, optional
         Which part ``answer`` answers, to practise one part of an exercise with several.
     student : str, optional
@@ -563,6 +687,12 @@ def check(label, answer, part=None, student=None, lang="en"):
     """
     check_lang(lang)
     ex = _get(label)
+    if label in _CODING:
+        if part not in (None, "function"):
+            raise AnswerError(f"part={part!r} is not a part of {label!r}; it has one answer, a function")
+        return _check_coding(ex, answer, student, lang)
+    if callable(answer) and not isinstance(answer, type):
+        raise AnswerError(f"answer for {label!r} is a function; this exercise expects a number, a word or a dict")
     targets = _targets(ex, _which(ex, student))
     if isinstance(answer, dict):
         if part is not None:

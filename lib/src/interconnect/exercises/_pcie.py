@@ -8,7 +8,8 @@ from .. import topology as T
 from .. import transfer as X
 from ..catalog import measurements, traces
 from ..units import GB
-from . import Answer, exercise
+from . import Answer, coding_exercise, exercise
+from .coding import case
 
 CHAPTER = "book/history/pcie"
 
@@ -264,3 +265,53 @@ def _pcie_ex_topo_trace(ring="0,1,2"):
             "used one NVLink 3 link, not the bonded twelve": busbw / links.get_link("nvlink3-link").bandwidth,
             "compared with the bridge's two directions added: busbw is per direction": busbw / (2 * bridge)}),
     }
+
+
+# pcie-ex-code: write a PCIe link's usable bandwidth per direction from its generation and lanes
+_PCIE_KINDS = {
+    "gen12": "the generation is 1 or 2 (8b/10b)",
+    "gen35": "the generation is 3, 4 or 5 (128b/130b)",
+    "x1": "the link has one lane",
+    "bad_gen": "the generation is not 1 to 5",
+    "bad_lanes": "the lane count is not 1, 2, 4, 8 or 16",
+}
+
+
+def _pcie_rate(gen, lanes, encoding=None):
+    x1 = links.get_link(f"pcie{gen}x1")
+    eff = x1.encoding_efficiency if encoding is None else encoding
+    return lanes * x1.lane_rate * eff / 8
+
+
+_PCIE_MISTAKES = {
+    "forgot the encoding: lanes × GT/s / 8 is the raw rate": lambda g, n: _pcie_rate(g, n, 1.0),
+    "used 128b/130b for every generation: PCIe 1.0 and 2.0 use 8b/10b": lambda g, n: _pcie_rate(g, n, 128 / 130),
+    "used 8b/10b for every generation: PCIe 3.0 and later use 128b/130b": lambda g, n: _pcie_rate(g, n, 0.8),
+    "took the rate to double per generation from PCIe 1.0 (2.5 × 2^(g-1) GT/s): PCIe 3.0 runs at 8 GT/s, not 10":
+        lambda g, n: n * 2.5e9 * 2 ** (g - 1) * links.get_link(f"pcie{g}x1").encoding_efficiency / 8,
+}
+
+
+def _vary_pcie_code(rng):
+    """Per-student seed of the extra cases."""
+    return {"seed": int(rng.integers(1, 2**31))}
+
+
+@coding_exercise("pcie-ex-code", CHAPTER, "pcie_bandwidth(generation, lanes)", _PCIE_KINDS, unit="B/s",
+                 rtol=1e-6, variants=_vary_pcie_code,
+                 doc="a function returning the usable bandwidth per direction (B/s) of a PCIe 1.0 to 5.0 link of "
+                     "1 to 16 lanes, after the line encoding; ValueError on invalid input")
+def _pcie_ex_code(seed=0):
+    def ok(g, n):
+        kind = "x1" if n == 1 else "gen12" if g <= 2 else "gen35"
+        want = links.get_link(f"pcie{g}x{n}").bandwidth if n != 2 else _pcie_rate(g, n)
+        return case(kind, (g, n), want, "B/s", {d: f(g, n) for d, f in _PCIE_MISTAKES.items()}, rtol=1e-6)
+
+    cases = [ok(1, 16), ok(2, 8), ok(3, 16), ok(4, 8), ok(5, 16), ok(3, 1), ok(1, 1)]
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        cases.append(ok(int(rng.integers(1, 6)), int(rng.choice([2, 4, 8, 16]))))
+    cases += [case(k, args, raises=True) for k, args in (
+        ("bad_gen", (0, 16)), ("bad_gen", (6, 16)), ("bad_gen", (3.5, 16)),
+        ("bad_lanes", (4, 3)), ("bad_lanes", (4, 0)), ("bad_lanes", (4, 32)))]
+    return cases

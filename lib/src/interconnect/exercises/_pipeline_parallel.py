@@ -5,7 +5,8 @@ from dataclasses import replace
 import numpy as np
 
 from .. import links, parallel, pipeline
-from . import Answer, exercise
+from . import Answer, coding_exercise, exercise
+from .coding import case
 
 CHAPTER = "book/parallel/pipeline_parallel"
 
@@ -165,3 +166,48 @@ def _pp_ex_slope():
     out["depends_on_m"] = Answer(grows[0], choices=pipeline.KINDS,
                                  mistakes={k: v for k, v in why.items() if k != grows[0]})
     return out
+
+
+# pp-ex-code: write the bubble fraction of GPipe/1F1B and interleaved 1F1B; graded against the library's
+_BUBBLE_KINDS = {
+    "one_stage": "the pipeline has one stage",
+    "plain": "the schedule is not interleaved (v = 1)",
+    "few": "there are fewer microbatches than stages",
+    "interleaved": "the schedule is interleaved (v > 1)",
+    "bad_count": "p, m or v is not a whole number of at least 1",
+    "bad_interleave": "the schedule is interleaved and m is not a multiple of p",
+}
+_BUBBLE_MISTAKES = {
+    "gave the bubble as a fraction of the whole step (bubble over bubble plus work), not of the ideal time":
+        lambda p, m, v: (p - 1) / (v * m + p - 1),
+    "ignored the chunks: interleaving divides the bubble by v": lambda p, m, v: (p - 1) / m,
+    "counted p bubbles per stage instead of p - 1": lambda p, m, v: p / (v * m),
+}
+
+
+def _vary_bubble_code(rng):
+    """Per-student seed of the extra cases."""
+    return {"seed": int(rng.integers(1, 2**31))}
+
+
+@coding_exercise("pp-ex-code", CHAPTER, "bubble_fraction(p, m, v=1)", _BUBBLE_KINDS, unit="1", rtol=1e-6,
+                 variants=_vary_bubble_code,
+                 doc="a function returning the pipeline bubble over the ideal compute time for p stages, m "
+                     "microbatches and v chunks per stage (1F1B, interleaved when v > 1); ValueError on invalid input")
+def _pp_ex_code(seed=0):
+    def ok(p, m, v):
+        kind = "one_stage" if p == 1 else "interleaved" if v > 1 else "few" if m < p else "plain"
+        return case(kind, (p, m, v), parallel.pipeline_bubble_fraction(p, m, v), "1",
+                    {d: f(p, m, v) for d, f in _BUBBLE_MISTAKES.items()}, rtol=1e-6)
+
+    cases = [ok(1, 8, 1), ok(4, 16, 1), ok(8, 64, 1), ok(8, 4, 1), ok(16, 1, 1), ok(4, 16, 2), ok(16, 32, 4)]
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        p = int(rng.choice([2, 4, 6, 8, 12, 16, 32]))
+        v = int(rng.choice([1, 2, 3, 4]))
+        m = p * int(rng.integers(1, 9)) if v > 1 else int(rng.integers(1, 129))
+        cases.append(ok(p, m, v))
+    cases += [case(k, args, raises=True) for k, args in (
+        ("bad_count", (0, 8, 1)), ("bad_count", (4, 0, 1)), ("bad_count", (4, 8, 0)), ("bad_count", (4, 8.5, 1)),
+        ("bad_interleave", (4, 6, 2)), ("bad_interleave", (8, 12, 4)))]
+    return cases

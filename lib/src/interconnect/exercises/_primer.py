@@ -1,10 +1,13 @@
 """Checkers for the chapter "Collectives in one page" (book/why/primer)."""
 
+import numpy as np
+
 from .. import collectives as C
 from .. import links
 from ..catalog import traces
 from ..units import GiB
-from . import Answer, exercise
+from . import Answer, coding_exercise, exercise
+from .coding import case
 
 CHAPTER = "book/why/primer"
 
@@ -135,3 +138,57 @@ def _primer_ex_derive(p=16, time=5e-3):
             "reported algbw, n / t: busbw multiplies it by (p - 1)/p": algbw,
             "used the AllReduce's factor 2(p - 1)/p for a ReduceScatter": ar * algbw}),
     }
+
+
+# primer-ex-code: write the alpha-beta time of a ring AllReduce; graded against collectives.collective_time
+_RING_KINDS = {
+    "single": "there is one GPU",
+    "two": "there are two GPUs",
+    "many": "there are more than two GPUs and the message is large",
+    "small": "the message is small (the latency term dominates)",
+    "no_latency": "the latency is zero",
+    "bad_size": "the message size is zero or negative",
+    "bad_p": "the number of GPUs is not a whole number of at least 1",
+    "bad_link": "the bandwidth is zero or negative, or the latency is negative",
+}
+_RING_MISTAKES = {
+    "counted the ReduceScatter half only: an AllReduce also runs an AllGather, twice the latencies and the bytes":
+        lambda n, p, a, bw: (p - 1) * a + (p - 1) / p * n / bw,
+    "dropped the (p - 1)/p: each of the 2(p - 1) steps sends one chunk of n/p bytes, not the whole message":
+        lambda n, p, a, bw: 2 * (p - 1) * a + 2 * n / bw,
+    "counted 2p steps instead of 2(p - 1): a ring of p GPUs needs p - 1 steps per phase":
+        lambda n, p, a, bw: 2 * p * a + 2 * (p - 1) / p * n / bw,
+}
+
+
+def _vary_code(rng):
+    """Per-student seed of the extra cases."""
+    return {"seed": int(rng.integers(1, 2**31))}
+
+
+@coding_exercise("primer-ex-code", CHAPTER, "ring_allreduce_time(n, p, alpha, bandwidth)", _RING_KINDS, unit="s",
+                 rtol=1e-6, variants=_vary_code,
+                 doc="a function returning the alpha-beta time (s) of a ring AllReduce of n bytes on p GPUs, with "
+                     "per-message latency alpha (s) and per-direction bandwidth (B/s); ValueError on invalid input")
+def _primer_ex_code(seed=0):
+    def ok(kind, n, p, a, bw):
+        return case(kind, (n, p, a, bw), C.collective_time("allreduce", n, p, bw, a), "s",
+                    {d: f(n, p, a, bw) for d, f in _RING_MISTAKES.items()}, rtol=1e-6)
+
+    cases = [ok("single", 1e9, 1, 5e-6, 100e9), ok("two", 1e8, 2, 5e-6, 25e9),
+             ok("many", 2.6e9, 8, 5e-6, 300e9), ok("many", 1e9, 64, 10e-6, 50e9),
+             ok("small", 4096, 16, 5e-6, 100e9), ok("small", 256, 4, 2e-6, 25e9),
+             ok("no_latency", 1e9, 4, 0.0, 100e9)]
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        p = int(rng.choice([3, 4, 6, 8, 16, 32, 72, 128]))
+        n = float(np.round(10 ** rng.uniform(8, 10.5), -3))
+        alpha, bw = float(rng.choice([1e-6, 3e-6, 1e-5])), float(rng.choice([25e9, 50e9, 100e9, 450e9]))
+        cases.append(ok("many", n, p, alpha, bw))
+    cases.append(ok("small", float(rng.choice([64, 512, 2048])), int(rng.choice([8, 16, 64])),
+                    float(rng.choice([2e-6, 5e-6])), float(rng.choice([50e9, 100e9]))))
+    cases += [case(k, args, raises=True) for k, args in (
+        ("bad_size", (0.0, 8, 5e-6, 100e9)), ("bad_size", (-1e6, 8, 5e-6, 100e9)),
+        ("bad_p", (1e9, 0, 5e-6, 100e9)), ("bad_p", (1e9, 2.5, 5e-6, 100e9)),
+        ("bad_link", (1e9, 8, 5e-6, 0.0)), ("bad_link", (1e9, 8, -1e-6, 100e9)))]
+    return cases

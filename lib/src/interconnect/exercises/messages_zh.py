@@ -30,6 +30,42 @@ TEMPLATES = {
     "one_of": "以下之一：{choices}",
     "plain_number": "一个纯数（无单位）",
     "number_in": "一个以{unit}为单位的数",
+    "code_right": "✓ {head}：你的函数在全部 {n} 个测试用例上都正确（{tol}）。",
+    "code_wrong": "✗ {head}：你的函数在 {n} 个测试用例中有 {k} 个未通过。",
+    "code_wrong_value": "{kind}时结果错误。",
+    "code_raised": "{kind}时抛出 {exc}，而这是合法输入。",
+    "code_error": "{kind}时抛出 {exc}。",
+    "code_type": "{kind}时返回 {type}，而不是一个数。",
+    "code_nan": "{kind}时返回 NaN 或无穷大。",
+    "code_no_raise": "{kind}时返回了一个值：应当抛出 ValueError。",
+}
+
+#: Coding exercises: each kind of input, by its English description (``coding.kind_text``).
+KINDS = {
+    "there is one GPU": "只有一块 GPU",
+    "there are two GPUs": "有两块 GPU",
+    "there are more than two GPUs and the message is large": "GPU 多于两块且消息很大",
+    "the message is small (the latency term dominates)": "消息很小（延迟项占主导）",
+    "the latency is zero": "延迟为零",
+    "the message size is zero or negative": "消息大小为零或负数",
+    "the number of GPUs is not a whole number of at least 1": "GPU 数不是不小于 1 的整数",
+    "the bandwidth is zero or negative, or the latency is negative": "带宽为零或负数，或延迟为负数",
+    "the generation is 1 or 2 (8b/10b)": "代数为 1 或 2（8b/10b）",
+    "the generation is 3, 4 or 5 (128b/130b)": "代数为 3、4 或 5（128b/130b）",
+    "the link has one lane": "链路只有一条通道",
+    "the generation is not 1 to 5": "代数不在 1 到 5 之间",
+    "the lane count is not 1, 2, 4, 8 or 16": "通道数不是 1、2、4、8 或 16",
+    "the pipeline has one stage": "流水线只有一级",
+    "the schedule is not interleaved (v = 1)": "调度不交错（v = 1）",
+    "there are fewer microbatches than stages": "微批次数少于流水线级数",
+    "the schedule is interleaved (v > 1)": "调度交错（v > 1）",
+    "p, m or v is not a whole number of at least 1": "p、m 或 v 不是不小于 1 的整数",
+    "the schedule is interleaved and m is not a multiple of p": "调度交错且 m 不是 p 的倍数",
+    "the model runs on one GPU": "模型运行在一块 GPU 上",
+    "the TP degree is at most the number of KV heads": "张量并行度不超过 KV 头数",
+    "the TP degree exceeds the number of KV heads": "张量并行度超过 KV 头数",
+    "the model has as many KV heads as query heads": "模型的 KV 头数与查询头数相同",
+    "the cache is FP8 (1 byte per element)": "缓存为 FP8（每个元素 1 字节）",
 }
 
 UNITS = {
@@ -752,4 +788,33 @@ MISTAKES = {
     "used the link's peak bandwidth, not the share collectives reach":
         "用了链路的峰值带宽，而不是集合通信实际达到的那部分",
     "used the peak FLOP/s, not the measured GEMM ceiling": "用了峰值 FLOP/s，而不是实测的 GEMM 上限",
+    # the coding exercises (interconnect.exercises.coding)
+    "counted the ReduceScatter half only: an AllReduce also runs an AllGather, twice the latencies and the bytes":
+        "只算了归约散射那一半：全归约还要做一次全收集，延迟次数和字节数都翻倍",
+    "dropped the (p - 1)/p: each of the 2(p - 1) steps sends one chunk of n/p bytes, not the whole message":
+        "漏掉了 (p - 1)/p：2(p - 1) 步中每一步只发送一个 n/p 字节的分块，而不是整条消息",
+    "counted 2p steps instead of 2(p - 1): a ring of p GPUs needs p - 1 steps per phase":
+        "算成了 2p 步而不是 2(p - 1) 步：p 块 GPU 的 ring 每个阶段只需 p - 1 步",
+    "forgot the encoding: lanes × GT/s / 8 is the raw rate":
+        "忘了编码：通道数 × GT/s / 8 是原始速率",
+    "used 128b/130b for every generation: PCIe 1.0 and 2.0 use 8b/10b":
+        "所有代都用了 128b/130b：PCIe 1.0 和 2.0 用的是 8b/10b",
+    "used 8b/10b for every generation: PCIe 3.0 and later use 128b/130b":
+        "所有代都用了 8b/10b：PCIe 3.0 及以后用的是 128b/130b",
+    "took the rate to double per generation from PCIe 1.0 (2.5 × 2^(g-1) GT/s): PCIe 3.0 runs at 8 GT/s, not 10":
+        "以为速率从 PCIe 1.0 起每代翻倍（2.5 × 2^(g-1) GT/s）：PCIe 3.0 是 8 GT/s，不是 10 GT/s",
+    "gave the bubble as a fraction of the whole step (bubble over bubble plus work), not of the ideal time":
+        "给出的是气泡占整步时间的比例（气泡除以气泡加计算），而不是占理想时间的比例",
+    "ignored the chunks: interleaving divides the bubble by v":
+        "忽略了模型块数：交错调度把气泡除以 v",
+    "counted p bubbles per stage instead of p - 1":
+        "每级算了 p 个气泡而不是 p - 1 个",
+    "forgot the factor 2: each layer caches a key and a value per KV head":
+        "漏了因子 2：每层每个 KV 头既缓存键也缓存值",
+    "used the query heads: with grouped-query attention only the KV heads are cached":
+        "用了查询头数：分组查询注意力只缓存 KV 头",
+    "divided by the TP degree beyond the KV heads: a KV head is not split, it is replicated":
+        "张量并行度超过 KV 头数后仍按它去除：KV 头不会再被切分，而是被复制",
+    "gave the whole token's cache: TP splits the KV heads over the GPUs":
+        "给出的是整个 token 的缓存：张量并行把 KV 头分到各块 GPU 上",
 }

@@ -40,6 +40,15 @@ TEMPLATES = {
     "one_of": "one of {choices}",
     "plain_number": "a plain number",
     "number_in": "a number in {unit}",
+    # coding exercises: the answer is a function, called on hidden cases
+    "code_right": "✓ {head}: your function is right on all {n} test cases ({tol}).",
+    "code_wrong": "✗ {head}: your function fails {k} of {n} test cases.",
+    "code_wrong_value": " Wrong result when {kind}.",
+    "code_raised": " Raises {exc} when {kind}, a valid input.",
+    "code_error": " Raises {exc} when {kind}.",
+    "code_type": " Returns {type}, not a number, when {kind}.",
+    "code_nan": " Returns NaN or infinity when {kind}.",
+    "code_no_raise": " Returns a value when {kind}: it should raise ValueError.",
 }
 
 LANGUAGES = ("en", "zh")
