@@ -366,7 +366,7 @@ def _seal_part(salt, label, which, part, a):
             key = hashlib.sha256("\0".join([salt, *where, "why-key", g]).encode()).digest()
             why[_h(salt, *where, "why-id", g)] = _xor(text.encode(), key).hex()
         return {"unit": a.unit, "choices": list(a.choices), "right": _h(salt, *where, "choice", _norm(a.value)),
-                "why": why}
+                "also": sorted(_h(salt, *where, "choice", _norm(c)) for c in a.accept), "why": why}
     rtol = a.rtol  # 0 (exact) is sealed at 1e-9: see _bin_width
     return {"unit": a.unit, "rtol": rtol, "generic": list(_generic_names(a.unit, a.generic)),
             "shape": list(np.asarray(a.value, dtype=float).shape),
@@ -426,7 +426,7 @@ def answer_key(students=()):
 
     def parts(ans):
         return {k: {"value": plain(a.value), "unit": a.unit, "rtol": a.rtol,
-                    "choices": list(a.choices) or None,
+                    "choices": list(a.choices) or None, "also_right": list(a.accept) or None,
                     "mistakes": {d: (w if a.is_choice else plain(w)) for d, w in a.mistakes.items()}}
                 for k, a in ans.items()}
 

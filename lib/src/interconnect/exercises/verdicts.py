@@ -69,7 +69,10 @@ def mistake_text(desc, lang="en"):
     for name, (_, text) in GENERIC_MISTAKES.items():
         if text == desc and name in GENERIC:
             return GENERIC[name]
-    return MISTAKES.get(desc, desc)
+    if desc in MISTAKES or "; " not in desc:
+        return MISTAKES.get(desc, desc)
+    # a design task's several violated constraints, each translated (interconnect.exercises.design)
+    return "；".join(MISTAKES.get(d, d) for d in desc.split("; "))
 
 
 def shown_text(shown, lang="en"):
