@@ -42,7 +42,7 @@ class Answer:
     accept : sequence of str, optional
         For a choice, the other choices that are right too: a design task accepts every
         configuration that meets its constraints within its margin of the best
-        (:func:`~interconnect.exercises.design.design_answer`); ``value`` is the best.
+        (``interconnect.exercises.design.design_answer``); ``value`` is the best.
     """
 
     value: object

@@ -179,7 +179,7 @@ MISTAKES.update({
     "tp does not divide the attention heads": "tp 不能整除注意力头数",
     "tp does not divide the key-value heads": "tp 不能整除键值头数",
     "pp does not divide the layers": "pp 不能整除层数",
-    "more pipeline stages than layers": "流水线级数多于层数",
+    "more pipeline stages than layers": "流水线阶段数多于层数",
     "the global batch does not split into dp data-parallel ranks": "全局批次不能均分到 dp 个数据并行 rank 上",
     "it does not fit in the memory limit": "超出了显存上限",
     "tp times pp does not divide the GPUs": "tp 乘以 pp 不能整除 GPU 数",
