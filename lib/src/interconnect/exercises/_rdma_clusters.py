@@ -147,7 +147,8 @@ def _rdma_ex_superpod_oversub():
                     bis / 2, "added both directions": 2 * bis})}
 
 
-# rdma-ex-fattree: derive the k-ary fat tree's switches, cables and switches per host; evaluate at a k too large to build
+# rdma-ex-fattree: derive the k-ary fat tree's switches, cables and switches per host; evaluate them at a k too
+# large to build
 def _fat_tree_counts(k):
     """The closed forms the exercise derives: switches 5k^2/4, cables 3k^3/4 (host-edge, edge-aggregation,
     aggregation-core k^3/4 each), switches per host 5/k."""
@@ -189,7 +190,7 @@ def _rdma_ex_fattree(k=64):
 OVERSUBSCRIPTIONS = {"1:1": 1.0, "4:3": 4 / 3, "2:1": 2.0, "4:1": 4.0, "8:1": 8.0}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _superpod_figures(sus, ratio):
     """(switches, bisection in B/s per direction) of topology.superpod(sus, oversubscription=ratio)."""
     g = topology.superpod(sus, oversubscription=OVERSUBSCRIPTIONS[ratio])

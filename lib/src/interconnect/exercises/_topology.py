@@ -120,7 +120,7 @@ def _design_name(dims, wrap):
     return "x".join(map(str, dims)) + (" torus" if wrap else " no-wrap")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _torus_figures(n=64):
     """{name: (cables, bisection in B/s per direction, diameter in hops)} of every torus and torus without
     wrap-around of n GPUs (topology.torus, NVLink 2 links)."""

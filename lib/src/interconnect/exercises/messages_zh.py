@@ -135,12 +135,14 @@ MISTAKES = {
     "took stage 2's limit: stage 1 keeps the 16-bit gradients whole on every GPU":
         "用了第 2 阶段的上限：第 1 阶段在每块 GPU 上保留完整的 16 位梯度",
     "took stage 1's limit: stage 2 shards the 16-bit gradients too": "用了第 1 阶段的上限：第 2 阶段还会切分 16 位梯度",
-    "rounded down: the degree is the smallest integer at least the bound": "向下取整了：并行度应是不小于该界限的最小整数",
+    "rounded down: the degree is the smallest integer at least the bound":
+        "向下取整了：并行度应是不小于该界限的最小整数",
     "used stage 2's form (14 Psi sharded, 2 Psi whole) for stage 1":
         "对第 1 阶段用了第 2 阶段的公式（切分 14 Psi，完整保留 2 Psi）",
     "sharded only the optimizer states' 12 Psi": "只切分了优化器状态的 12 Psi",
     # book/parallel/tensor_parallel: tp-ex-decode
-    "divided by the weight-read time alone, not by the token's whole time": "只除以了读权重的时间，而不是一个 token 的总时间",
+    "divided by the weight-read time alone, not by the token's whole time":
+        "只除以了读权重的时间，而不是一个 token 的总时间",
     "counted one AllReduce per layer, not two": "每层只算了一次 AllReduce，而不是两次",
     "read the weights at the HBM peak, not at the bandwidth a decode kernel reaches "
     "(applications.decode_step's weights)":
