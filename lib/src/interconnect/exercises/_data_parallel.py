@@ -319,8 +319,8 @@ def _dp_ex_rings_trace(channel=1, params=6.7e9):
 # dp-ex-zero-derive: from ZeRO's model-state bytes per GPU, the largest model stages 1 and 2 can ever hold in M bytes,
 # and the smallest data-parallel degree with which stages 1 and 3 hold a model of psi parameters
 def _vary_zero_derive(rng):
-    """Per-student numbers: bytes per GPU for model states (decimal GB) and the model's parameters."""
-    return {"budget": float(rng.choice([16e9, 20e9, 24e9])), "params": float(rng.choice([2.7e9, 3.3e9]))}
+    """Per-student numbers: GB per GPU for model states (decimal) and the model's parameters in billions."""
+    return {"budget_gb": int(rng.choice([16, 20, 24])), "params_billion": float(rng.choice([2.7, 3.3]))}
 
 
 @exercise("dp-ex-zero-derive", CHAPTER, parts=("psi_max_stage1", "psi_max_stage2", "min_dp_stage1", "min_dp_stage3"),
@@ -328,8 +328,8 @@ def _vary_zero_derive(rng):
           doc="derived from the bytes per GPU of each ZeRO stage (mixed-precision Adam, K = 12): the most parameters "
               "stages 1 and 2 hold in 20 GB per GPU however many GPUs are added, and the smallest data-parallel "
               "degree with which stages 1 and 3 hold a 3B model in 20 GB")
-def _dp_ex_zero_derive(budget=20e9, params=3e9):
-    K, M, psi = 12.0, budget, params
+def _dp_ex_zero_derive(budget_gb=20, params_billion=3.0):
+    K, M, psi = 12.0, budget_gb * 1e9, params_billion * 1e9
     n1 = int(np.ceil(K * psi / (M - 4 * psi)))
     n3 = int(np.ceil(16 * psi / M))
     # the derived forms agree with the library's model of the stages (memory.training_memory)

@@ -198,16 +198,17 @@ def _superpod_figures(sus, ratio):
 
 
 def _vary_design(rng):
-    """Per-student numbers: scalable units and the bisection target (B/s per direction)."""
+    """Per-student numbers: scalable units and the bisection target (TB/s per direction)."""
     sus = int(rng.choice([2, 4]))
     full = _superpod_figures(sus, "1:1")[1]
-    return {"sus": sus, "target": float(rng.choice([0.2, 0.3, 0.45, 0.6, 0.8])) * full}
+    return {"sus": sus, "target_tb_s": round(float(rng.choice([0.2, 0.3, 0.45, 0.6, 0.8])) * full / 1e12, 2)}
 
 
 @exercise("rdma-ex-design", CHAPTER, variants=_vary_design,
           doc="the leaf oversubscription ('1:1', '4:3', '2:1', '4:1' or '8:1') of topology.superpod(2, ...) with the "
               "fewest switches whose bisection is at least 9 TB/s per direction (within 10 % of the fewest)")
-def _rdma_ex_design(sus=2, target=9e12):
+def _rdma_ex_design(sus=2, target_tb_s=9.0):
+    target = target_tb_s * 1e12   # the student's numbers show TB/s; the models use B/s
     from .design import design_answer
 
     options, cost = {}, {}

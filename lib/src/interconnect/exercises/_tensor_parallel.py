@@ -161,22 +161,23 @@ def _tp_ex_tp16():
 
 # tp-ex-decode: Llama 2 70B decode at batch 1 on 4 GPUs (the chapter decodes GPT-3 175B on 8): TP share of a token,
 # and what a 2-step AllReduce saves
-DECODE_MODELS = {"llama2-13b": (13e9, 40, 5120), "llama2-70b": (70e9, 80, 8192), "gpt3-175b": (175e9, 96, 12288)}
+DECODE_MODELS = {"llama2-13b": (13, 40, 5120), "llama2-70b": (70, 80, 8192), "gpt3-175b": (175, 96, 12288)}
 
 
 def _vary_decode(rng):
-    """Per-student numbers: the model (parameters, layers, hidden size) and the TP degree."""
+    """Per-student numbers: the model (parameters in billions, layers, hidden size) and the TP degree."""
     name = str(rng.choice(list(DECODE_MODELS)))
     tp = int(rng.choice([8] if name == "gpt3-175b" else [4, 8]))
     params, layers, hidden = DECODE_MODELS[name]
-    return {"params": params, "layers": layers, "hidden": hidden, "tp": tp}
+    return {"params_billion": params, "layers": layers, "hidden": hidden, "tp": tp}
 
 
 @exercise("tp-ex-decode", CHAPTER, parts=("share_nvlink4", "share_pcie5", "saving_nvlink4"), variants=_vary_decode,
           doc="Llama 2 70B (80 layers, h = 8,192) decoding at batch 1 with t = 4: fraction of a token's time (TP comm "
               "+ weight read) that is TP communication on NVLink 4 and PCIe 5.0; seconds per token saved on NVLink 4 "
               "by an AllReduce of 2 latency steps with the ring's bandwidth term")
-def _tp_ex_decode(params=70e9, layers=80, hidden=8192, tp=4):
+def _tp_ex_decode(params_billion=70, layers=80, hidden=8192, tp=4):
+    params = params_billion * 1e9
     h100 = devices.get_gpu("H100")
     n = 2 * hidden
     nv4 = links.get_link("nvlink4")

@@ -134,17 +134,17 @@ def _torus_figures(n=64):
 
 
 def _vary_design(rng):
-    """Per-student numbers: the bisection target (B/s per direction) and the largest diameter allowed (hops)."""
-    target, diameter = [(100e9, 17), (200e9, 10), (200e9, 14), (400e9, 8), (400e9, 9), (800e9, 6)][
-        int(rng.integers(6))]
-    return {"target": target, "max_diameter": diameter}
+    """Per-student numbers: the bisection target (GB/s per direction) and the largest diameter allowed (hops)."""
+    target, diameter = [(100, 17), (200, 10), (200, 14), (400, 8), (400, 9), (800, 6)][int(rng.integers(6))]
+    return {"target_gb_s": target, "max_diameter": diameter}
 
 
 @exercise("topo-ex-design", CHAPTER, variants=_vary_design,
           doc="the torus of 64 GPUs (dimensions largest first, with or without wrap-around: '8x8 torus', "
               "'8x8 no-wrap', ...) with the fewest cables whose bisection is at least 400 GB/s per direction and "
               "whose diameter is at most 7 hops (within 5 % of the fewest)")
-def _topo_ex_design(target=400e9, max_diameter=7):
+def _topo_ex_design(target_gb_s=400, max_diameter=7):
+    target = target_gb_s * 1e9   # the student's numbers show GB/s; the models use B/s
     from .design import design_answer
 
     options, cost = {}, {}

@@ -69,10 +69,11 @@ def mistake_text(desc, lang="en"):
     for name, (_, text) in GENERIC_MISTAKES.items():
         if text == desc and name in GENERIC:
             return GENERIC[name]
-    if desc in MISTAKES or "; " not in desc:
+    parts = desc.split("; ")
+    if desc in MISTAKES or len(parts) == 1 or not all(d in MISTAKES for d in parts):
         return MISTAKES.get(desc, desc)
     # a design task's several violated constraints, each translated (interconnect.exercises.design)
-    return "；".join(MISTAKES.get(d, d) for d in desc.split("; "))
+    return "；".join(MISTAKES[d] for d in parts)
 
 
 def shown_text(shown, lang="en"):
