@@ -119,7 +119,8 @@ def _submission(student_nb, path, mode):
                 return m.group(0)
             if isinstance(value, str):
                 if mode == "wrong":
-                    value = next(ch for ch in E._answers(E._get(label))[part].choices if ch != value)
+                    a = E._answers(E._get(label))[part]
+                    value = next(ch for ch in a.choices if ch != value and ch not in a.accept)
                 return f"{q}_{part} = {json.dumps(value)}"
             return f"{q}_{part} = {float(value) * (8 if mode == 'wrong' else 1)!r}"
 

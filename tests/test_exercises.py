@@ -504,7 +504,9 @@ def test_each_student_gets_their_own_numbers_and_answer(label):
             assert exm._check_part(label, part, t, v), f"{label} [{part}] variant {which}"
         if nums != exm.numbers(label):
             differ += 1
-            assert not check(label, book, student=s) or mine == book
+            # a design task accepts every configuration within its margin: the book's may be one of them
+            design = any(a.accept for a in exm._answers(ex, which).values())
+            assert design or not check(label, book, student=s) or mine == book
     assert len(seen_numbers) >= 3 and differ >= 3
     assert exm.numbers(label) == exm._book_params(ex)
     assert "numbers (student s001, replacing the book's)" in describe(label, student="s001")

@@ -93,7 +93,7 @@ import numpy as np
 from . import coding as _coding
 from .answers import DEFAULT_RTOL, GENERIC_MISTAKES, Answer, AnswerError, _generic_names
 from .coding import Case
-from .targets import _h, _OpenTarget, _seal_value, _seal_why, _SealedTarget, _xor
+from .targets import _h, _OpenTarget, _seal_value, _seal_why, _SealedTarget
 from .verdicts import Report, Verdict, _norm, _show, _unit_text, check_lang, mistake_text, say, shown_text
 
 __all__ = ["check", "expected", "describe", "labels", "coding_labels", "non_numeric", "numbers", "set_student",
@@ -473,7 +473,7 @@ def _seal_part(salt, label, which, part, a):
         why = {_h(salt, *where, "why-id", _norm(c)): _seal_why(salt, where, _norm(c), text)
                for c, text in a.mistakes.items()}
         return {"unit": a.unit, "choices": list(a.choices), "right": _h(salt, *where, "choice", _norm(a.value)),
-                "why": why}
+                "also": sorted(_h(salt, *where, "choice", _norm(c)) for c in a.accept), "why": why}
     rtol = a.rtol  # 0 (exact) is sealed at 1e-9: see _bin_width
     return {"unit": a.unit, "rtol": rtol, "generic": list(_generic_names(a.unit, a.generic)),
             "shape": list(np.asarray(a.value, dtype=float).shape),
@@ -546,7 +546,7 @@ def answer_key(students=()):
 
     def parts(ans):
         return {k: {"value": plain(a.value), "unit": a.unit, "rtol": a.rtol,
-                    "choices": list(a.choices) or None,
+                    "choices": list(a.choices) or None, "also_right": list(a.accept) or None,
                     "mistakes": {d: (w if a.is_choice else plain(w)) for d, w in a.mistakes.items()}}
                 for k, a in ans.items()}
 

@@ -314,3 +314,41 @@ def _dp_ex_rings_trace(channel=1, params=6.7e9):
             "a factor of 2: counted both crossings of a ring as this node's (one enters it), or took FP32":
                 2 * node_bytes}),
     }
+
+
+# dp-ex-zero-derive: from ZeRO's model-state bytes per GPU, the largest model stages 1 and 2 can ever hold in M bytes,
+# and the smallest data-parallel degree with which stages 1 and 3 hold a model of psi parameters
+def _vary_zero_derive(rng):
+    """Per-student numbers: GB per GPU for model states (decimal) and the model's parameters in billions."""
+    return {"budget_gb": int(rng.choice([16, 20, 24])), "params_billion": float(rng.choice([2.7, 3.3]))}
+
+
+@exercise("dp-ex-zero-derive", CHAPTER, parts=("psi_max_stage1", "psi_max_stage2", "min_dp_stage1", "min_dp_stage3"),
+          variants=_vary_zero_derive,
+          doc="derived from the bytes per GPU of each ZeRO stage (mixed-precision Adam, K = 12): the most parameters "
+              "stages 1 and 2 hold in 20 GB per GPU however many GPUs are added, and the smallest data-parallel "
+              "degree with which stages 1 and 3 hold a 3B model in 20 GB")
+def _dp_ex_zero_derive(budget_gb=20, params_billion=3.0):
+    K, M, psi = 12.0, budget_gb * 1e9, params_billion * 1e9
+    n1 = int(np.ceil(K * psi / (M - 4 * psi)))
+    n3 = int(np.ceil(16 * psi / M))
+    # the derived forms agree with the library's model of the stages (memory.training_memory)
+    for stage, n in ((1, n1), (3, n3)):
+        assert memory.training_memory(psi, dp=n, zero_stage=stage)["total"] <= M
+        assert n == 1 or memory.training_memory(psi, dp=n - 1, zero_stage=stage)["total"] > M
+    for stage, lim in ((1, M / 4), (2, M / 2)):
+        assert memory.training_memory(lim, dp=10**12, zero_stage=stage)["total"] <= M * (1 + 1e-9)
+    stage0 = "took stage 0's limit: without sharding every byte of the 16 Psi stays on each GPU"
+    n2_form = int(np.ceil(14 * psi / (M - 2 * psi)))
+    m1 = {"rounded down: the degree is the smallest integer at least the bound": n1 - 1}
+    if n2_form not in (n1, n1 - 1):
+        m1["used stage 2's form (14 Psi sharded, 2 Psi whole) for stage 1"] = n2_form
+    m3 = {"rounded down: the degree is the smallest integer at least the bound": n3 - 1}
+    if int(np.ceil(K * psi / M)) not in (n3, n3 - 1):
+        m3["sharded only the optimizer states' 12 Psi"] = int(np.ceil(K * psi / M))
+    return {"psi_max_stage1": Answer(M / 4, "1", rtol=0.01, mistakes={
+                stage0: M / 16, "took stage 2's limit: stage 1 keeps the 16-bit gradients whole on every GPU": M / 2}),
+            "psi_max_stage2": Answer(M / 2, "1", rtol=0.01, mistakes={
+                stage0: M / 16, "took stage 1's limit: stage 2 shards the 16-bit gradients too": M / 4}),
+            "min_dp_stage1": Answer(n1, "1", rtol=0, mistakes=m1),
+            "min_dp_stage3": Answer(n3, "1", rtol=0, mistakes=m3)}

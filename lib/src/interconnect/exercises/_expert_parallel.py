@@ -134,11 +134,19 @@ def _ep_ex_crossover(nic="ib-xdr", ep=8):
     return res
 
 
-# ep-ex-imbalance: GPU-level imbalance for EP = 8, 16, 32, 64 (64 experts, skew 1, 32,768 tokens, top-2)
-@exercise("ep-ex-imbalance", CHAPTER, parts=("ep8", "ep16", "ep32", "ep64"),
-          doc="GPU-level load imbalance (max/mean) for EP = 8, 16, 32 and 64")
-def _ep_ex_imbalance():
-    loads = moe.route_tokens(32768, 64, top_k=2, skew=1.0, seed=0)
+# ep-ex-imbalance: GPU-level imbalance for EP = 8, 16, 32, 64 (128 experts, skew 0.8, seed 2, 65,536 tokens, top-4;
+# the chapter's own case is 64 experts at skew 1)
+def _vary_imbalance(rng):
+    """Per-student numbers: the router's skew, its seed and the experts per token."""
+    return {"skew": float(rng.choice([0.5, 0.8, 1.2, 1.5])), "seed": int(rng.choice([1, 2, 3, 4])),
+            "top_k": int(rng.choice([2, 4]))}
+
+
+@exercise("ep-ex-imbalance", CHAPTER, parts=("ep8", "ep16", "ep32", "ep64"), variants=_vary_imbalance,
+          doc="GPU-level load imbalance (max/mean) for EP = 8, 16, 32 and 64, 128 experts, 65,536 tokens, top-4, "
+              "skew 0.8, seed 2")
+def _ep_ex_imbalance(skew=0.8, seed=2, top_k=4):
+    loads = moe.route_tokens(65536, 128, top_k=top_k, skew=skew, seed=seed)
     expert = float(moe.imbalance(loads))
     out = {}
     for ep in (8, 16, 32, 64):

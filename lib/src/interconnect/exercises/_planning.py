@@ -112,20 +112,27 @@ def _planning_ex_network():
                     "the network carries only the PP sends and the exposed DP traffic"})}
 
 
-# planning-ex-batch: global batch doubled to 3,072 and halved to 768 sequences (the chapter plans 1,536), on
-# 1,024 DGX H100 GPUs, and the halved batch on 256
-@exercise("planning-ex-batch", CHAPTER, parts=("mfu_3072_1024", "bubble_3072_1024", "mfu_768_1024", "bubble_768_1024",
-                                                "mfu_768_256"),
-          doc="MFU and bubble share of the best plan for B = 3,072 and 768 on 1,024 DGX H100 GPUs (and MFU at 256)")
-def _planning_ex_batch():
+# planning-ex-batch: GPT-3 with a global batch of 4,096 and of 1,024 sequences (the chapter plans 1,536) on 2,048 DGX
+# H100 GPUs, and the small batch on 512
+def _vary_batch(rng):
+    """Per-student numbers: the large and the small global batch (sequences), the GPUs, and the fewer GPUs."""
+    large, small = [(4096, 1024), (2048, 512), (4096, 512), (2048, 1024)][int(rng.integers(4))]
+    return {"large": large, "small": small, "gpus": int(rng.choice([1024, 2048])), "fewer": int(rng.choice([256, 512]))}
+
+
+@exercise("planning-ex-batch", CHAPTER, parts=("mfu_large", "bubble_large", "mfu_small", "bubble_small",
+                                                "mfu_small_fewer"), variants=_vary_batch,
+          doc="MFU and bubble share of the best plan for B = 4,096 and 1,024 on 2,048 DGX H100 GPUs, and the MFU of "
+              "B = 1,024 on 512")
+def _planning_ex_batch(large=4096, small=1024, gpus=2048, fewer=512):
     c = _clusters()["h100"]
     out = {}
-    for B, n in ((3072, 1024), (768, 1024), (768, 256)):
+    for key, B, n in (("large", large, gpus), ("small", small, gpus), ("small_fewer", small, fewer)):
         st = parallel.plan(_gpt3(global_batch=B), c, n, _limit()).best[1]
         # MFU and bubble are fractions; the chapter prints them as percentages
-        out[f"mfu_{B}_{n}"] = Answer(float(st.mfu), "1", rtol=0.01)
-        if n == 1024:
-            out[f"bubble_{B}_{n}"] = Answer(float(st.shares()["bubble"]), "1", rtol=0.02)
+        out[f"mfu_{key}"] = Answer(float(st.mfu), "1", rtol=0.01)
+        if key != "small_fewer":
+            out[f"bubble_{key}"] = Answer(float(st.shares()["bubble"]), "1", rtol=0.02)
     return out
 
 
@@ -201,3 +208,52 @@ def _planning_ex_nvl72():
                           "8 key-value heads"}),
             "dp_exposed_nvl72": Answer(t_nvl, "s", mistakes={"swapped the two machines": t_b2}),
             "dp_exposed_b200": Answer(t_b2, "s", mistakes={"swapped the two machines": t_nvl})}
+
+
+# planning-ex-design: choose tp and pp (dp = GPUs / (tp pp)) for GPT-3 175B on 256 DGX H100 GPUs: fits, and within 10 %
+# of the best step time of parallel.plan (microbatch 1, ZeRO-1, selective recomputation with sequence parallelism)
+DESIGN_TP, DESIGN_PP = (1, 2, 4, 8, 16), (1, 2, 4, 8, 16, 32, 64)
+
+
+def _rule(reason):
+    """A rejected layout's rule in words (parallel.plan's reasons hold the layout's numbers)."""
+    for key, words in (("TP would leave NVLink", "the tensor-parallel group would leave the node's NVLink"),
+                       ("does not divide heads", "tp does not divide the attention heads"),
+                       ("does not divide kv_heads", "tp does not divide the key-value heads"),
+                       ("does not divide layers", "pp does not divide the layers"),
+                       ("> layers", "more pipeline stages than layers"),
+                       ("global_batch", "the global batch does not split into dp data-parallel ranks"),
+                       ("memory", "it does not fit in the memory limit")):
+        if key in reason:
+            return words
+    raise RuntimeError(f"no words for the planner's rule {reason!r}")
+
+
+def _vary_design(rng):
+    """Per-student numbers: the GPUs and the machine ('h100': DGX H100 + NDR, 'a100': DGX A100 + HDR)."""
+    return {"gpus": int(rng.choice([128, 256, 512])), "machine": str(rng.choice(["h100", "a100"]))}
+
+
+@exercise("planning-ex-design", CHAPTER, variants=_vary_design,
+          doc="a layout 'tp<t>-pp<p>' (t in 1, 2, 4, 8, 16; p in 1, 2, ..., 64; dp = GPUs / (t p)) for GPT-3 175B on "
+              "256 DGX H100 GPUs that fits in 76 GiB and whose step time is within 10 % of the best (microbatch 1, "
+              "ZeRO-1, selective recomputation with sequence parallelism)")
+def _planning_ex_design(gpus=256, machine="h100"):
+    from .design import design_answer
+
+    p = parallel.plan(_gpt3(), _clusters()[machine], gpus, _limit(), microbatches=(1,))
+    step = {(lay.tp, lay.pp): float(st.total) for lay, st, _ in p.ranked}
+    why = {(lay.tp, lay.pp): _rule(reason) for lay, reason in p.rejected}
+    options, cost = {}, {}
+    for tp in DESIGN_TP:
+        for pp in DESIGN_PP:
+            name = f"tp{tp}-pp{pp}"
+            if gpus % (tp * pp):
+                options[name] = ["tp times pp does not divide the GPUs"]
+            elif (tp, pp) in step:
+                options[name], cost[name] = [], step[tp, pp]
+            else:
+                options[name] = [why[tp, pp]]
+    return design_answer(options, cost, 0.10, too_costly=(
+        "it fits, but its step is more than 10 % slower than the best layout's: look at which of its communication "
+        "the step exposes"))

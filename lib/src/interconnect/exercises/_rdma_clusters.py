@@ -1,5 +1,7 @@
 """Checkers for the chapter "RDMA clusters" (book/history/rdma_clusters)."""
 
+import functools
+
 import numpy as np
 
 from .. import collectives as C
@@ -143,3 +145,77 @@ def _rdma_ex_superpod_oversub():
             "bisection": Answer(bis, "B/s", mistakes={
                 "divided by the oversubscription: in one SU the worst cut runs through the leaves, not the spines":
                     bis / 2, "added both directions": 2 * bis})}
+
+
+# rdma-ex-fattree: derive the k-ary fat tree's switches, cables and switches per host; evaluate them at a k too
+# large to build
+def _fat_tree_counts(k):
+    """The closed forms the exercise derives: switches 5k^2/4, cables 3k^3/4 (host-edge, edge-aggregation,
+    aggregation-core k^3/4 each), switches per host 5/k."""
+    return 5 * k * k / 4, 3 * k**3 / 4, 5 / k
+
+
+def _fat_tree_built(k):
+    """The same counts read off topology.fat_tree(k): the library's model, for a k small enough to build."""
+    g = topology.fat_tree(k)
+    kinds = dict(g.nodes(data="kind"))
+    switches = sum(1 for v in kinds.values() if v in topology.NETWORK_KINDS)
+    return switches, g.number_of_edges(), switches / len(topology.endpoints(g))
+
+
+def _vary_fattree(rng):
+    """Per-student numbers: the switch radix k."""
+    return {"k": int(rng.choice([24, 32, 36, 40, 48, 128]))}
+
+
+@exercise("rdma-ex-fattree", CHAPTER, parts=("switches", "cables", "switches_per_host"), variants=_vary_fattree,
+          doc="switches, cables (host-edge, edge-aggregation, aggregation-core) and switches per host of a k-ary "
+              "three-tier fat tree, derived as functions of k and evaluated at k = 64")
+def _rdma_ex_fattree(k=64):
+    for small in (4, 6, 8):   # the derived forms agree with the library's fat tree where it can be built
+        assert all(abs(a - b) < 1e-12 for a, b in zip(_fat_tree_counts(small), _fat_tree_built(small)))
+    s, c, per = _fat_tree_counts(k)
+    return {"switches": Answer(s, "1", rtol=0, mistakes={
+                "forgot the core tier's (k/2)^2 switches": k * k,
+                "counted k core switches per pod: there are (k/2)^2 in all, shared by the pods": k * k + k * k / 2}),
+            "cables": Answer(c, "1", rtol=0, mistakes={
+                "counted only the host cables, k^3/4": k**3 / 4,
+                "forgot the aggregation-core tier": k**3 / 2}),
+            "switches_per_host": Answer(per, "1", rtol=0.001, mistakes={
+                "forgot the core tier's (k/2)^2 switches": 4 / k,
+                "inverted the ratio (hosts per switch)": k / 5})}
+
+
+# rdma-ex-design: the leaf oversubscription of a DGX SuperPOD with the fewest switches that meets a bisection target
+OVERSUBSCRIPTIONS = {"1:1": 1.0, "4:3": 4 / 3, "2:1": 2.0, "4:1": 4.0, "8:1": 8.0}
+
+
+@functools.cache
+def _superpod_figures(sus, ratio):
+    """(switches, bisection in B/s per direction) of topology.superpod(sus, oversubscription=ratio)."""
+    g = topology.superpod(sus, oversubscription=OVERSUBSCRIPTIONS[ratio])
+    return topology.inventory(g)["switches"], topology.bisection_bandwidth(g, method="heuristic")
+
+
+def _vary_design(rng):
+    """Per-student numbers: scalable units and the bisection target (TB/s per direction)."""
+    sus = int(rng.choice([2, 4]))
+    full = _superpod_figures(sus, "1:1")[1]
+    return {"sus": sus, "target_tb_s": round(float(rng.choice([0.2, 0.3, 0.45, 0.6, 0.8])) * full / 1e12, 2)}
+
+
+@exercise("rdma-ex-design", CHAPTER, variants=_vary_design,
+          doc="the leaf oversubscription ('1:1', '4:3', '2:1', '4:1' or '8:1') of topology.superpod(2, ...) with the "
+              "fewest switches whose bisection is at least 9 TB/s per direction (within 10 % of the fewest)")
+def _rdma_ex_design(sus=2, target_tb_s=9.0):
+    target = target_tb_s * 1e12   # the student's numbers show TB/s; the models use B/s
+    from .design import design_answer
+
+    options, cost = {}, {}
+    for ratio in OVERSUBSCRIPTIONS:
+        switches, bis = _superpod_figures(sus, ratio)
+        options[ratio] = [] if bis >= target else [
+            "its bisection bandwidth is below the target: the spine tier is too thin for this traffic"]
+        cost[ratio] = switches
+    return design_answer(options, cost, 0.10, too_costly=(
+        "it meets the bisection target, but a design with fewer switches meets it too"))

@@ -159,28 +159,46 @@ def _tp_ex_tp16():
     return out
 
 
-# tp-ex-decode: GPT-3 175B decode at batch 1 on 8 GPUs: TP share of a token, and what a 2-step AllReduce saves
-@exercise("tp-ex-decode", CHAPTER, parts=("share_nvlink4", "share_pcie5", "saving_nvlink4"),
-          doc="fraction of a token's time (TP comm + weight read) that is TP communication on NVLink 4 and PCIe 5.0; "
-              "seconds per token saved on NVLink 4 by an AllReduce of 2 latency steps with the ring's bandwidth term")
-def _tp_ex_decode():
+# tp-ex-decode: Llama 2 70B decode at batch 1 on 4 GPUs (the chapter decodes GPT-3 175B on 8): TP share of a token,
+# and what a 2-step AllReduce saves
+DECODE_MODELS = {"llama2-13b": (13, 40, 5120), "llama2-70b": (70, 80, 8192), "gpt3-175b": (175, 96, 12288)}
+
+
+def _vary_decode(rng):
+    """Per-student numbers: the model (parameters in billions, layers, hidden size) and the TP degree."""
+    name = str(rng.choice(list(DECODE_MODELS)))
+    tp = int(rng.choice([8] if name == "gpt3-175b" else [4, 8]))
+    params, layers, hidden = DECODE_MODELS[name]
+    return {"params_billion": params, "layers": layers, "hidden": hidden, "tp": tp}
+
+
+@exercise("tp-ex-decode", CHAPTER, parts=("share_nvlink4", "share_pcie5", "saving_nvlink4"), variants=_vary_decode,
+          doc="Llama 2 70B (80 layers, h = 8,192) decoding at batch 1 with t = 4: fraction of a token's time (TP comm "
+              "+ weight read) that is TP communication on NVLink 4 and PCIe 5.0; seconds per token saved on NVLink 4 "
+              "by an AllReduce of 2 latency steps with the ring's bandwidth term")
+def _tp_ex_decode(params_billion=70, layers=80, hidden=8192, tp=4):
+    params = params_billion * 1e9
     h100 = devices.get_gpu("H100")
-    n, layers = 2 * 12288, 96
+    n = 2 * hidden
     nv4 = links.get_link("nvlink4")
     # the chapter's weight read: applications.decode_step, at the streaming bandwidth of serving.stream_bandwidth
-    weights_time = A.decode_step(175e9, layers, 12288, 8, nv4.bandwidth, nv4.latency, h100.memory_bandwidth).weights
-    at_peak = 2 * 175e9 / 8 / h100.memory_bandwidth
-    a, b, _ = C.cost_terms("allreduce", 8, "ring")
+    weights_time = A.decode_step(params, layers, hidden, tp, nv4.bandwidth, nv4.latency, h100.memory_bandwidth).weights
+    at_peak = 2 * params / tp / h100.memory_bandwidth
+    a, b, _ = C.cost_terms("allreduce", tp, "ring")
     out = {}
     for key, name in (("nvlink4", "nvlink4"), ("pcie5", "pcie5x16")):
         l = links.get_link(name)
-        ring = 2 * layers * C.collective_time("allreduce", n, 8, l.bandwidth, l.latency)
+        ring = 2 * layers * C.collective_time("allreduce", n, tp, l.bandwidth, l.latency)
         two_step = 2 * layers * (2 * l.latency + b * n / l.bandwidth)
-        out["share_" + key] = Answer(ring / (ring + weights_time), "1", mistakes={
+        share = ring / (ring + weights_time)
+        mistakes = {
             "divided by the weight-read time alone, not by the token's whole time": ring / weights_time,
             "counted one AllReduce per layer, not two": (ring / 2) / (ring / 2 + weights_time),
             "read the weights at the HBM peak, not at the bandwidth a decode kernel reaches "
-            "(applications.decode_step's weights)": ring / (ring + at_peak)})
+            "(applications.decode_step's weights)": ring / (ring + at_peak)}
+        # a small share is close to its ratio ring / weights: diagnose only the mistakes that stand apart
+        out["share_" + key] = Answer(share, "1", mistakes={k: w for k, w in mistakes.items()
+                                                           if abs(w - share) > 0.05 * share})
         if key == "nvlink4":
             out["saving_nvlink4"] = Answer(ring - two_step, "s", mistakes={
                 "gave the two-step time per token, not the saving": two_step,

@@ -118,3 +118,40 @@ def _walls_ex_strong():
             "kept the tokens per GPU fixed (weak scaling)": weak["speedup"],
             "used the bidirectional NVLink figure": bidir["speedup"]}),
     }
+
+
+# walls-ex-design: the slowest (cheapest) link of a list that keeps data-parallel efficiency above a target
+DESIGN_LINKS = ("pcie4x16", "ib-hdr", "ib-ndr", "pcie5x16", "ib-xdr", "pcie6x16", "nvlink2", "nvlink3", "nvlink4",
+                "nvlink5")
+
+
+def _vary_design(rng):
+    """Per-student numbers: GPUs, sequences of 4,096 tokens per GPU per step, and the efficiency target."""
+    while True:
+        v = {"gpus": int(rng.choice([8, 16, 32, 64])), "sequences": int(rng.choice([1, 2, 4, 8])),
+             "target": float(rng.choice([0.8, 0.85, 0.9]))}
+        eff = _design_efficiency(v["gpus"], v["sequences"], "nvlink5")
+        if eff >= v["target"] and _design_efficiency(v["gpus"], v["sequences"], "pcie4x16") < v["target"]:
+            return v
+
+
+def _design_efficiency(gpus, sequences, name):
+    link = links.get_link(name)
+    return parallel.dp_step(7e9, gpus, sequences * 4096, devices.get_gpu("H100").peak_flops, link.bandwidth,
+                            link.latency, gemm_efficiency=_f_h100())["efficiency"]
+
+
+@exercise("walls-ex-design", CHAPTER, variants=_vary_design,
+          doc="the slowest link of the list that keeps the 7B model's data-parallel efficiency at or above the "
+              "target on 16 H100s with 2 x 4,096 tokens per GPU (each link's catalog bandwidth and latency)")
+def _walls_ex_design(gpus=16, sequences=2, target=0.85):
+    from .design import design_answer
+
+    options, cost = {}, {}
+    for name in DESIGN_LINKS:
+        eff = _design_efficiency(gpus, sequences, name)
+        options[name] = [] if eff >= target else [
+            "with this link the efficiency stays below the target: the AllReduce takes too long next to the compute"]
+        cost[name] = links.get_link(name).bandwidth
+    return design_answer(options, cost, 0.10, too_costly=(
+        "this link keeps the efficiency above the target, but a slower (cheaper) link of the list does too"))

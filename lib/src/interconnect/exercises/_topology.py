@@ -1,5 +1,6 @@
 """Checkers for the chapter "Topology" (book/stack/topology)."""
 
+import functools
 import itertools
 
 from .. import topology as T
@@ -100,3 +101,59 @@ def _topo_ex_ecmp():
     out["torus44"] = Answer(out["torus44"].value, "1", rtol=0,
                             mistakes={"ignored the wrap-around: each dimension can go either way round": 6})
     return out
+
+
+# topo-ex-design: the torus (or torus without wrap-around) of 64 GPUs with the fewest cables that meets a bisection
+# target and a diameter limit
+def _factorisations(n, largest=None):
+    """Every way of writing n as a product of factors >= 2, largest first: (64,), (32, 2), ..., (2, 2, 2, 2, 2, 2)."""
+    if n == 1:
+        yield ()
+        return
+    for f in range(min(n, largest or n), 1, -1):
+        if n % f == 0:
+            for rest in _factorisations(n // f, f):
+                yield (f, *rest)
+
+
+def _design_name(dims, wrap):
+    return "x".join(map(str, dims)) + (" torus" if wrap else " no-wrap")
+
+
+@functools.cache
+def _torus_figures(n=64):
+    """{name: (cables, bisection in B/s per direction, diameter in hops)} of every torus and torus without
+    wrap-around of n GPUs (topology.torus, NVLink 2 links)."""
+    out = {}
+    for dims in _factorisations(n):
+        for wrap in (True, False):
+            g = T.torus(dims, wrap=wrap)
+            cables = sum(int(d.get("count", 1)) for *_, d in g.edges(data=True))
+            out[_design_name(dims, wrap)] = (cables, T.bisection_bandwidth(g), T.diameter(g))
+    return out
+
+
+def _vary_design(rng):
+    """Per-student numbers: the bisection target (GB/s per direction) and the largest diameter allowed (hops)."""
+    target, diameter = [(100, 17), (200, 10), (200, 14), (400, 8), (400, 9), (800, 6)][int(rng.integers(6))]
+    return {"target_gb_s": target, "max_diameter": diameter}
+
+
+@exercise("topo-ex-design", CHAPTER, variants=_vary_design,
+          doc="the torus of 64 GPUs (dimensions largest first, with or without wrap-around: '8x8 torus', "
+              "'8x8 no-wrap', ...) with the fewest cables whose bisection is at least 400 GB/s per direction and "
+              "whose diameter is at most 7 hops (within 5 % of the fewest)")
+def _topo_ex_design(target_gb_s=400, max_diameter=7):
+    target = target_gb_s * 1e9   # the student's numbers show GB/s; the models use B/s
+    from .design import design_answer
+
+    options, cost = {}, {}
+    for name, (cables, bis, diam) in _torus_figures().items():
+        why = []
+        if bis < target:
+            why.append("its bisection bandwidth is below the target")
+        if diam > max_diameter:
+            why.append("its diameter is longer than the limit")
+        options[name], cost[name] = why, cables
+    return design_answer(options, cost, 0.05, too_costly=(
+        "it meets both constraints, but another torus of the list meets them with fewer cables"))

@@ -39,6 +39,10 @@ class Answer:
         Makes the part a choice between these words (case and spaces ignored).
     generic : sequence of str, optional
         Names from :data:`GENERIC_MISTAKES` to try; default depends on ``unit``.
+    accept : sequence of str, optional
+        For a choice, the other choices that are right too: a design task accepts every
+        configuration that meets its constraints within its margin of the best
+        (``interconnect.exercises.design.design_answer``); ``value`` is the best.
     """
 
     value: object
@@ -47,6 +51,7 @@ class Answer:
     rtol: float = None
     choices: tuple = ()
     generic: tuple = None
+    accept: tuple = ()
 
     @property
     def is_choice(self):

@@ -817,4 +817,56 @@ MISTAKES = {
         "张量并行度超过 KV 头数后仍按它去除：KV 头不会再被切分，而是被复制",
     "gave the whole token's cache: TP splits the KV heads over the GPUs":
         "给出的是整个 token 的缓存：张量并行把 KV 头分到各块 GPU 上",
+    # book/history/rdma_clusters: the derivation of the fat tree's counts
+    "forgot the core tier's (k/2)^2 switches": "漏了核心层的 (k/2)^2 台交换机",
+    "counted k core switches per pod: there are (k/2)^2 in all, shared by the pods":
+        "按每个 pod 有 k 台核心交换机来算：核心交换机一共只有 (k/2)^2 台，由所有 pod 共享",
+    "counted only the host cables, k^3/4": "只算了主机线缆 k^3/4",
+    "forgot the aggregation-core tier": "漏了汇聚层到核心层的那一层线缆",
+    "inverted the ratio (hosts per switch)": "比值取反了（算成了每台交换机的主机数）",
+    # book/parallel/data_parallel: the derivation of ZeRO's limits
+    "took stage 0's limit: without sharding every byte of the 16 Psi stays on each GPU":
+        "用了第 0 阶段的上限：不切分时，16 Psi 的每个字节都留在每块 GPU 上",
+    "took stage 2's limit: stage 1 keeps the 16-bit gradients whole on every GPU":
+        "用了第 2 阶段的上限：第 1 阶段在每块 GPU 上保留完整的 16 位梯度",
+    "took stage 1's limit: stage 2 shards the 16-bit gradients too": "用了第 1 阶段的上限：第 2 阶段还会切分 16 位梯度",
+    "rounded down: the degree is the smallest integer at least the bound":
+        "向下取整了：并行度应是不小于该界限的最小整数",
+    "used stage 2's form (14 Psi sharded, 2 Psi whole) for stage 1":
+        "对第 1 阶段用了第 2 阶段的公式（切分 14 Psi，完整保留 2 Psi）",
+    "sharded only the optimizer states' 12 Psi": "只切分了优化器状态的 12 Psi",
 }
+
+# The design tasks' explanations (interconnect.exercises.design): a wrong configuration is told which
+# constraint it violates, in words shared by many configurations, so unlike other choices' explanations
+# their translation gives nothing away.
+MISTAKES.update({
+    "it meets every constraint, but it is not within the exercise's margin of the best configuration that does: "
+    "search further": "它满足全部约束，但与满足约束的最优配置相比，超出了题目给定的余量：请继续搜索",
+    # book/why/three_walls: walls-ex-design
+    "with this link the efficiency stays below the target: the AllReduce takes too long next to the compute":
+        "用这条链路，效率仍低于目标：与计算相比，AllReduce 耗时太长",
+    "this link keeps the efficiency above the target, but a slower (cheaper) link of the list does too":
+        "这条链路能让效率达到目标，但列表中一条更慢（更便宜）的链路也能做到",
+    # book/history/rdma_clusters: rdma-ex-design
+    "its bisection bandwidth is below the target: the spine tier is too thin for this traffic":
+        "其对分带宽低于目标：对这种流量来说，脊交换机层太薄了",
+    "it meets the bisection target, but a design with fewer switches meets it too":
+        "它满足对分带宽目标，但交换机更少的设计也能满足",
+    # book/stack/topology: topo-ex-design
+    "its bisection bandwidth is below the target": "其对分带宽低于目标",
+    "its diameter is longer than the limit": "其直径超过了上限",
+    "it meets both constraints, but another torus of the list meets them with fewer cables":
+        "它满足两项约束，但列表中另一种环面用更少的线缆也能满足",
+    # book/parallel/planning: planning-ex-design (parallel.plan's rules, in words)
+    "the tensor-parallel group would leave the node's NVLink": "张量并行组会超出节点内的 NVLink",
+    "tp does not divide the attention heads": "tp 不能整除注意力头数",
+    "tp does not divide the key-value heads": "tp 不能整除键值头数",
+    "pp does not divide the layers": "pp 不能整除层数",
+    "more pipeline stages than layers": "流水线阶段数多于层数",
+    "the global batch does not split into dp data-parallel ranks": "全局批次不能均分到 dp 个数据并行 rank 上",
+    "it does not fit in the memory limit": "超出了显存上限",
+    "tp times pp does not divide the GPUs": "tp 乘以 pp 不能整除 GPU 数",
+    "it fits, but its step is more than 10 % slower than the best layout's: look at which of its communication "
+    "the step exposes": "它放得下，但每步耗时比最优布局慢 10 % 以上：看看这一步暴露了它的哪部分通信",
+})

@@ -33,7 +33,7 @@ class _OpenTarget:
         self.shape = None if a.is_choice else np.asarray(a.value, dtype=float).shape
 
     def right_choice(self, g):
-        return g == _norm(self.a.value)
+        return g == _norm(self.a.value) or g in {_norm(c) for c in self.a.accept}
 
     def choice_why(self, g, lang="en"):
         why = {_norm(k): v for k, v in self.a.mistakes.items()}.get(g)
@@ -128,7 +128,8 @@ class _SealedTarget:
         self.shape = None if self.is_choice else tuple(spec["shape"])
 
     def right_choice(self, g):
-        return _h(self.salt, *self.where, "choice", g) == self.spec["right"]
+        h = _h(self.salt, *self.where, "choice", g)
+        return h == self.spec["right"] or h in self.spec.get("also", ())
 
     def choice_why(self, g, lang="en"):
         box = self.spec["why"].get(_h(self.salt, *self.where, "why-id", g))
