@@ -11,6 +11,7 @@ checker does and holds no expected value; (7) the verdict speaks Chinese.
 """
 
 import json
+import math
 import pathlib
 import re
 
@@ -63,16 +64,27 @@ def bubble(p, m, v=1):
     return (p - 1) / (v * m)
 
 
+def rabenseifner(n, p, alpha, bandwidth):
+    if not n > 0 or not bandwidth > 0 or not alpha >= 0:
+        raise ValueError("bad input")
+    _validate(p)
+    if int(p) & (int(p) - 1):
+        raise ValueError("p is not a power of two")
+    return 2 * math.log2(p) * alpha + 2 * (p - 1) / p * n / bandwidth
+
+
 def kv(layers, heads, kv_heads, head_dim, tp, kv_bytes):
     return 2 * layers * kv_heads * head_dim * kv_bytes / min(tp, kv_heads)
 
 
-RIGHT = {"primer-ex-code": ring_time, "pcie-ex-code": pcie_bw, "pp-ex-code": bubble, "srv-ex-code": kv}
+RIGHT = {"primer-ex-code": ring_time, "pcie-ex-code": pcie_bw, "pp-ex-code": bubble, "srv-ex-code": kv,
+         "coll-ex-code": rabenseifner}
 
 # the library itself, wrapped: the reference the checker compares with
 LIBRARY = {
     "primer-ex-code": lambda n, p, a, bw: C.collective_time("allreduce", n, p, bw, a),
     "pp-ex-code": lambda p, m, v=1: parallel.pipeline_bubble_fraction(p, m, v),
+    "coll-ex-code": lambda n, p, a, bw: C.collective_time("allreduce", n, p, bw, a, algorithm="rabenseifner"),
 }
 
 # wrong implementations -> the diagnosis they must get (a substring of the mistake's text)
@@ -82,6 +94,16 @@ WRONG = {
         (lambda n, p, a, bw: (ring_time(n, p, a, bw), 2 * (p - 1) * a + 2 * n / bw)[1], "dropped the (p - 1)/p"),
         (lambda n, p, a, bw: (ring_time(n, p, a, bw), 2 * p * a + 2 * (p - 1) / p * n / bw)[1], "2p steps"),
         (lambda n, p, a, bw: ring_time(n, p, a, bw) * 1e6, "a power of 1000"),
+    ],
+    "coll-ex-code": [
+        (lambda n, p, a, bw: (rabenseifner(n, p, a, bw), math.log2(p) * a + 2 * (p - 1) / p * n / bw)[1],
+         "lg p latencies in all"),
+        (lambda n, p, a, bw: (rabenseifner(n, p, a, bw), math.log2(p) * (a + n / bw))[1],
+         "whole message in every step"),
+        (lambda n, p, a, bw: (rabenseifner(n, p, a, bw), 2 * (p - 1) * a + 2 * (p - 1) / p * n / bw)[1],
+         "the ring's 2(p - 1) latencies"),
+        (lambda n, p, a, bw: (rabenseifner(n, p, a, bw), 2 * math.log2(p) * a + (p - 1) / p * n / bw)[1],
+         "halved the bytes"),
     ],
     "pcie-ex-code": [
         (lambda g, n: pcie_bw(g, n) * 2, "per direction against both directions"),
@@ -180,7 +202,7 @@ def test_each_known_wrong_implementation_gets_its_diagnosis(label):
 def test_every_declared_mistake_differs_from_the_right_answer_somewhere(label):
     cases = E._cases(E._CODING[label])
     descs = {d for c in cases if not c.raises for d in c.answer.mistakes}
-    declared = {"primer-ex-code": 3, "pcie-ex-code": 4, "pp-ex-code": 3, "srv-ex-code": 4}[label]
+    declared = {"primer-ex-code": 3, "pcie-ex-code": 4, "pp-ex-code": 3, "srv-ex-code": 4, "coll-ex-code": 4}[label]
     assert len(descs) == declared
     for kind in E._CODING[label].kinds:
         assert any(c.kind == kind for c in cases), f"{label}: kind {kind!r} has no case"

@@ -169,6 +169,36 @@ WHY = {
         "TP 8 的单个副本在每个预填充步和解码步中，有更多时间花在跨 8 块 GPU 的 160 次 AllReduce 上；"
         "两个 TP 4 的副本用更小的组并排完成同样的工作",
     "the best colocated layout needs more GPUs than the disaggregated one": "最佳共置布局需要的 GPU 比分离布局多",
+    # The design tasks' explanations (interconnect.exercises.design): which constraint a configuration
+    # violates; several are joined with "; " (why_zh translates each)
+    "it meets every constraint, but it is not within the exercise's margin of the best configuration that does: "
+    "search further": "它满足全部约束，但与满足约束的最优配置相比，超出了题目给定的余量：请继续搜索",
+    # book/why/three_walls: walls-ex-design
+    "with this link the efficiency stays below the target: the AllReduce takes too long next to the compute":
+        "用这条链路，效率仍低于目标：与计算相比，AllReduce 耗时太长",
+    "this link keeps the efficiency above the target, but a slower (cheaper) link of the list does too":
+        "这条链路能让效率达到目标，但列表中一条更慢（更便宜）的链路也能做到",
+    # book/history/rdma_clusters: rdma-ex-design
+    "its bisection bandwidth is below the target: the spine tier is too thin for this traffic":
+        "其对分带宽低于目标：对这种流量来说，脊交换机层太薄了",
+    "it meets the bisection target, but a design with fewer switches meets it too":
+        "它满足对分带宽目标，但交换机更少的设计也能满足",
+    # book/stack/topology: topo-ex-design
+    "its bisection bandwidth is below the target": "其对分带宽低于目标",
+    "its diameter is longer than the limit": "其直径超过了上限",
+    "it meets both constraints, but another torus of the list meets them with fewer cables":
+        "它满足两项约束，但列表中另一种环面用更少的线缆也能满足",
+    # book/parallel/planning: planning-ex-design (parallel.plan's rules, in words)
+    "the tensor-parallel group would leave the node's NVLink": "张量并行组会超出节点内的 NVLink",
+    "tp does not divide the attention heads": "tp 不能整除注意力头数",
+    "tp does not divide the key-value heads": "tp 不能整除键值头数",
+    "pp does not divide the layers": "pp 不能整除层数",
+    "more pipeline stages than layers": "流水线阶段数多于层数",
+    "the global batch does not split into dp data-parallel ranks": "全局批次不能均分到 dp 个数据并行 rank 上",
+    "it does not fit in the memory limit": "超出了显存上限",
+    "tp times pp does not divide the GPUs": "tp 乘以 pp 不能整除 GPU 数",
+    "it fits, but its step is more than 10 % slower than the best layout's: look at which of its communication "
+    "the step exposes": "它放得下，但每步耗时比最优布局慢 10 % 以上：看看这一步暴露了它的哪部分通信",
 }
 
 #: ``(English pattern, Chinese replacement)`` for the explanations a checker computes.
@@ -196,4 +226,7 @@ def why_zh(text):
         m = re.fullmatch(pattern, text)
         if m:
             return m.expand(zh)
+    parts = text.split("; ")
+    if len(parts) > 1 and all(p in WHY for p in parts):
+        return "；".join(WHY[p] for p in parts)   # a design task's several violated constraints
     return None

@@ -7,7 +7,8 @@ import numpy as np
 from .. import collectives as C
 from .. import links
 from ..units import GB, GiB, KiB, MiB, us
-from . import Answer, exercise
+from . import Answer, coding_exercise, exercise
+from .coding import case
 
 CHAPTER = "book/stack/collectives"
 
@@ -178,3 +179,58 @@ def _coll_ex_nvls():
             "assumed NVLS always helps (gain of 8 GPUs)": g8,
             "inverted the ratio": 1 / g4})),
     }
+
+
+# coll-ex-code: write the alpha-beta time of Rabenseifner's AllReduce; graded against collectives.collective_time
+_RAB_KINDS = {
+    "single": "there is one GPU",
+    "two": "there are two GPUs",
+    "large": "there are four or more GPUs and the message is large",
+    "small": "the message is small (the latency term dominates)",
+    "bad_p": "the number of GPUs is not a power of two",
+    "bad_size": "the message size is zero or negative",
+    "bad_link": "the bandwidth is zero or negative, or the latency is negative",
+}
+_RAB_MISTAKES = {
+    "counted lg p latencies in all: each half, the recursive halving and the recursive doubling, takes lg p steps":
+        lambda n, p, a, bw: math.log2(p) * a + 2 * (p - 1) / p * n / bw,
+    "sent the whole message in every step (that is recursive doubling, lg p steps of n bytes)":
+        lambda n, p, a, bw: math.log2(p) * (a + n / bw),
+    "took the ring's 2(p - 1) latencies: halving and doubling need only 2 lg p steps":
+        lambda n, p, a, bw: 2 * (p - 1) * a + 2 * (p - 1) / p * n / bw,
+    "halved the bytes: each half moves (p - 1)/p of the message, 2(p - 1)/p n in all":
+        lambda n, p, a, bw: 2 * math.log2(p) * a + (p - 1) / p * n / bw,
+}
+
+
+def _vary_rab_code(rng):
+    """Per-student seed of the extra cases."""
+    return {"seed": int(rng.integers(1, 2**31))}
+
+
+@coding_exercise("coll-ex-code", CHAPTER, "rabenseifner_allreduce_time(n, p, alpha, bandwidth)", _RAB_KINDS,
+                 unit="s", rtol=1e-6, variants=_vary_rab_code,
+                 doc="a function returning the alpha-beta time (s) of Rabenseifner's AllReduce (recursive-halving "
+                     "ReduceScatter, then recursive-doubling AllGather) of n bytes on p GPUs, p a power of two, with "
+                     "per-message latency alpha (s) and per-direction bandwidth (B/s); ValueError on invalid input")
+def _coll_ex_code(seed=0):
+    def ok(kind, n, p, a, bw):
+        return case(kind, (n, p, a, bw), C.collective_time("allreduce", n, p, bw, a, algorithm="rabenseifner"), "s",
+                    {d: f(n, p, a, bw) for d, f in _RAB_MISTAKES.items()}, rtol=1e-6)
+
+    cases = [ok("single", 1e9, 1, 5e-6, 100e9), ok("two", 1e8, 2, 5e-6, 25e9),
+             ok("large", 2.6e9, 8, 5e-6, 300e9), ok("large", 1e9, 64, 10e-6, 50e9),
+             ok("small", 4096, 16, 5e-6, 100e9), ok("small", 256, 4, 2e-6, 25e9)]
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        p = int(rng.choice([4, 8, 16, 32, 64, 128, 256]))
+        n = float(np.round(10 ** rng.uniform(8, 10.5), -3))
+        alpha, bw = float(rng.choice([1e-6, 3e-6, 1e-5])), float(rng.choice([25e9, 50e9, 100e9, 450e9]))
+        cases.append(ok("large", n, p, alpha, bw))
+    cases.append(ok("small", float(rng.choice([64, 512, 2048])), int(rng.choice([8, 16, 64])),
+                    float(rng.choice([2e-6, 5e-6])), float(rng.choice([50e9, 100e9]))))
+    cases += [case(k, args, raises=True) for k, args in (
+        ("bad_p", (1e9, 6, 5e-6, 100e9)), ("bad_p", (1e9, 0, 5e-6, 100e9)), ("bad_p", (1e9, 2.5, 5e-6, 100e9)),
+        ("bad_size", (0.0, 8, 5e-6, 100e9)), ("bad_size", (-1e6, 8, 5e-6, 100e9)),
+        ("bad_link", (1e9, 8, 5e-6, 0.0)), ("bad_link", (1e9, 8, -1e-6, 100e9)))]
+    return cases

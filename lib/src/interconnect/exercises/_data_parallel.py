@@ -344,8 +344,6 @@ def _dp_ex_zero_derive(budget_gb=20, params_billion=3.0):
     if n2_form not in (n1, n1 - 1):
         m1["used stage 2's form (14 Psi sharded, 2 Psi whole) for stage 1"] = n2_form
     m3 = {"rounded down: the degree is the smallest integer at least the bound": n3 - 1}
-    if int(np.ceil(K * psi / M)) not in (n3, n3 - 1):
-        m3["sharded only the optimizer states' 12 Psi"] = int(np.ceil(K * psi / M))
     return {"psi_max_stage1": Answer(M / 4, "1", rtol=0.01, mistakes={
                 stage0: M / 16, "took stage 2's limit: stage 1 keeps the 16-bit gradients whole on every GPU": M / 2}),
             "psi_max_stage2": Answer(M / 2, "1", rtol=0.01, mistakes={

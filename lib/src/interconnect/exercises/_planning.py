@@ -215,15 +215,19 @@ def _planning_ex_nvl72():
 DESIGN_TP, DESIGN_PP = (1, 2, 4, 8, 16), (1, 2, 4, 8, 16, 32, 64)
 
 
+#: parallel.plan's rules for rejecting a layout, in words: (a phrase of its reason, the words a student reads)
+RULE_WORDS = (("TP would leave NVLink", "the tensor-parallel group would leave the node's NVLink"),
+              ("does not divide heads", "tp does not divide the attention heads"),
+              ("does not divide kv_heads", "tp does not divide the key-value heads"),
+              ("does not divide layers", "pp does not divide the layers"),
+              ("> layers", "more pipeline stages than layers"),
+              ("global_batch", "the global batch does not split into dp data-parallel ranks"),
+              ("memory", "it does not fit in the memory limit"))
+
+
 def _rule(reason):
     """A rejected layout's rule in words (parallel.plan's reasons hold the layout's numbers)."""
-    for key, words in (("TP would leave NVLink", "the tensor-parallel group would leave the node's NVLink"),
-                       ("does not divide heads", "tp does not divide the attention heads"),
-                       ("does not divide kv_heads", "tp does not divide the key-value heads"),
-                       ("does not divide layers", "pp does not divide the layers"),
-                       ("> layers", "more pipeline stages than layers"),
-                       ("global_batch", "the global batch does not split into dp data-parallel ranks"),
-                       ("memory", "it does not fit in the memory limit")):
+    for key, words in RULE_WORDS:
         if key in reason:
             return words
     raise RuntimeError(f"no words for the planner's rule {reason!r}")

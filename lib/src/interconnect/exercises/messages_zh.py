@@ -47,6 +47,8 @@ KINDS = {
     "there are more than two GPUs and the message is large": "GPU 多于两块且消息很大",
     "the message is small (the latency term dominates)": "消息很小（延迟项占主导）",
     "the latency is zero": "延迟为零",
+    "there are four or more GPUs and the message is large": "GPU 有四块或更多且消息很大",
+    "the number of GPUs is not a power of two": "GPU 数不是 2 的幂",
     "the message size is zero or negative": "消息大小为零或负数",
     "the number of GPUs is not a whole number of at least 1": "GPU 数不是不小于 1 的整数",
     "the bandwidth is zero or negative, or the latency is negative": "带宽为零或负数，或延迟为负数",
@@ -834,39 +836,14 @@ MISTAKES = {
         "向下取整了：并行度应是不小于该界限的最小整数",
     "used stage 2's form (14 Psi sharded, 2 Psi whole) for stage 1":
         "对第 1 阶段用了第 2 阶段的公式（切分 14 Psi，完整保留 2 Psi）",
-    "sharded only the optimizer states' 12 Psi": "只切分了优化器状态的 12 Psi",
+    # book/stack/collectives: coll-ex-code (Rabenseifner's AllReduce)
+    "counted lg p latencies in all: each half, the recursive halving and the recursive doubling, takes lg p steps":
+        "总共只算了 lg p 次延迟：递归减半和递归倍增这两半各需 lg p 步",
+    "sent the whole message in every step (that is recursive doubling, lg p steps of n bytes)":
+        "每一步都发送了整条消息（那是递归倍增：lg p 步，每步 n 字节）",
+    "took the ring's 2(p - 1) latencies: halving and doubling need only 2 lg p steps":
+        "用了 ring 的 2(p - 1) 次延迟：递归减半加递归倍增只需 2 lg p 步",
+    "halved the bytes: each half moves (p - 1)/p of the message, 2(p - 1)/p n in all":
+        "字节数少算了一半：每一半各传输消息的 (p - 1)/p，总共 2(p - 1)/p n",
 }
 
-# The design tasks' explanations (interconnect.exercises.design): a wrong configuration is told which
-# constraint it violates, in words shared by many configurations, so unlike other choices' explanations
-# their translation gives nothing away.
-MISTAKES.update({
-    "it meets every constraint, but it is not within the exercise's margin of the best configuration that does: "
-    "search further": "它满足全部约束，但与满足约束的最优配置相比，超出了题目给定的余量：请继续搜索",
-    # book/why/three_walls: walls-ex-design
-    "with this link the efficiency stays below the target: the AllReduce takes too long next to the compute":
-        "用这条链路，效率仍低于目标：与计算相比，AllReduce 耗时太长",
-    "this link keeps the efficiency above the target, but a slower (cheaper) link of the list does too":
-        "这条链路能让效率达到目标，但列表中一条更慢（更便宜）的链路也能做到",
-    # book/history/rdma_clusters: rdma-ex-design
-    "its bisection bandwidth is below the target: the spine tier is too thin for this traffic":
-        "其对分带宽低于目标：对这种流量来说，脊交换机层太薄了",
-    "it meets the bisection target, but a design with fewer switches meets it too":
-        "它满足对分带宽目标，但交换机更少的设计也能满足",
-    # book/stack/topology: topo-ex-design
-    "its bisection bandwidth is below the target": "其对分带宽低于目标",
-    "its diameter is longer than the limit": "其直径超过了上限",
-    "it meets both constraints, but another torus of the list meets them with fewer cables":
-        "它满足两项约束，但列表中另一种环面用更少的线缆也能满足",
-    # book/parallel/planning: planning-ex-design (parallel.plan's rules, in words)
-    "the tensor-parallel group would leave the node's NVLink": "张量并行组会超出节点内的 NVLink",
-    "tp does not divide the attention heads": "tp 不能整除注意力头数",
-    "tp does not divide the key-value heads": "tp 不能整除键值头数",
-    "pp does not divide the layers": "pp 不能整除层数",
-    "more pipeline stages than layers": "流水线阶段数多于层数",
-    "the global batch does not split into dp data-parallel ranks": "全局批次不能均分到 dp 个数据并行 rank 上",
-    "it does not fit in the memory limit": "超出了显存上限",
-    "tp times pp does not divide the GPUs": "tp 乘以 pp 不能整除 GPU 数",
-    "it fits, but its step is more than 10 % slower than the best layout's: look at which of its communication "
-    "the step exposes": "它放得下，但每步耗时比最优布局慢 10 % 以上：看看这一步暴露了它的哪部分通信",
-})
