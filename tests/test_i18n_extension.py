@@ -132,7 +132,8 @@ def test_glued_words_in_chinese_keep_their_numbers(glue_zh):
              "450 GB/s per direction": "单向 450 GB/s", "1.8 TB/s bidirectional": "双向 1.8 TB/s",
              "44.1 GiB, which fits": "44.1 GiB，放得下", "164.1 GiB, which does not fit": "164.1 GiB，放不下",
              "16,800 images/s, bound by the CPU decode": "16,800 张图像/s，瓶颈在 CPU 解码",
-             "8.0 billion": "80 亿", "12.5 billion": "125 亿", "dp=16 tp=4 pp=8": "dp=16 tp=4 pp=8"}
+             "8.0 billion": "80 亿", "12.5 billion": "125 亿", "dp=16 tp=4 pp=8": "dp=16 tp=4 pp=8",
+             "128×8×16, v=4, ZeRO-2, none": "128×8×16, v=4, ZeRO-2，不做激活重计算"}
     for english, chinese in cases.items():
         assert glue_zh(english) == chinese
     for english in cases:
@@ -142,7 +143,7 @@ def test_glued_words_in_chinese_keep_their_numbers(glue_zh):
 
 # English words in a glued string that must not reach a Chinese sentence (the table's words)
 _ENGLISH = re.compile(r"per direction|bidirectional|\b(years?|days?|min|fits?|billion|images|bound|bubble|comm|"
-                      r"storage|colocated|disaggregated|prefill|decode|links|bridge|Gigabit|published|latency)\b")
+                      r"storage|colocated|disaggregated|prefill|decode|links|bridge|Gigabit|published|latency|none)\b")
 
 
 def test_no_glued_string_of_the_book_keeps_a_translated_word(glue_zh):

@@ -74,6 +74,10 @@ GLUE_ZH = [
     # a plan's dominant cost
     (r"^bubble$", "流水线气泡"),
     (r"^tp comm$", "张量并行通信"),
+    # a training layout (planning): its activation recomputation, the last item
+    (r"^(\d+×\d+×\d+(?:, [^,]+)*), none$", r"\1，不做激活重计算"),
+    (r"^(\d+×\d+×\d+(?:, [^,]+)*), selective$", r"\1，选择性激活重计算"),
+    (r"^(\d+×\d+×\d+(?:, [^,]+)*), full$", r"\1，完整激活重计算"),
     # serving plans
     (r"^colocated (.+)$", r"共置 \1"),
     (r"^disaggregated (.+) prefill \+ (.+) decode$", r"分离式 \1 预填充 + \2 解码"),
