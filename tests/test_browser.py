@@ -248,9 +248,10 @@ def test_page_offline_and_complete(browser, server, rel):
                                + "; ".join(small))
             if rel.startswith(("book/why/", "book/stack/")):
                 assert measured, f"{rel}: no figure carries its smallest text size (re-execute the notebook)"
-        if rel.startswith("book/") and rel.count("/") >= 2:
+        # the API reference is 300,000 px tall: on a loaded machine its screenshot takes 40-50 s; the
+        # Chinese edition's shows the same English docstrings, so only the English edition takes it
+        if rel.startswith("book/") and rel.count("/") >= 2 and not (ZH and rel == "book/appendix/api.html"):
             SHOTS.mkdir(parents=True, exist_ok=True)
-            # the API reference is 300,000 px tall: on a loaded machine its screenshot takes 40-50 s
             page.screenshot(path=str(SHOTS / (rel.replace("/", "__").removesuffix(".html") + ".png")), full_page=True,
                             timeout=180_000)
         assert not problems, f"{rel}: " + "; ".join(problems)
