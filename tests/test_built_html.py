@@ -138,15 +138,26 @@ def test_the_checks_can_fail(tmp_path):
 # ---- exercises: numbered within their chapter, each with its level ----------------------------
 
 _H1_NUMBER = re.compile(r'<h1><span class="section-number">(\d+)\.\s*</span>')
+# the Chinese edition (BOOK_HTML=_build/html-zh) says "习题 12.3（★★ 核心）" (tools/sphinx_i18n.py)
+_LANDING = HTML / "book" / "index.html"
+ZH = _LANDING.exists() and '<html lang="zh-CN"' in _LANDING.read_text(encoding="utf-8")
 _EXERCISE_TITLE = re.compile(
+    r'<p class="admonition-title"><span class="caption-number">习题 ([\d.]+) </span>\s*（([^）<]*)）</p>' if ZH else
     r'<p class="admonition-title"><span class="caption-number">Exercise ([\d.]+) </span>\s*\(([^)<]*)\)</p>')
 
 
 def _exercise_data():
+    import sys
+
     import yaml
 
     data = yaml.safe_load((ROOT / "book" / "_data" / "chapters.yml").read_text(encoding="utf-8"))
-    scale = [f"{d['stars']} {name}" for name, d in data["exercise_levels"].items()]
+    if ZH:
+        sys.path.insert(0, str(ROOT / "tools"))
+        from sphinx_i18n import EXERCISE_LEVELS_ZH as names
+    else:
+        names = {name: name for name in data["exercise_levels"]}
+    scale = [f"{d['stars']} {names[name]}" for name, d in data["exercise_levels"].items()]
     return data, scale
 
 
@@ -199,12 +210,20 @@ def test_chapter_numbers_run_on_across_the_parts():
 
 
 def test_the_exercise_check_can_fail():
-    good = ('<h1><span class="section-number">12. </span>Data</h1>'
-            '<p class="admonition-title"><span class="caption-number">Exercise 12.1 </span> (★ warm-up)</p>'
-            '<p class="admonition-title"><span class="caption-number">Exercise 12.2 </span> (★★★ challenge)</p>')
+    if ZH:
+        good = ('<h1><span class="section-number">12. </span>数据</h1>'
+                '<p class="admonition-title"><span class="caption-number">习题 12.1 </span> （★ 入门）</p>'
+                '<p class="admonition-title"><span class="caption-number">习题 12.2 </span> （★★★ 挑战）</p>')
+        globally = good.replace("习题 12.1", "习题 71").replace("习题 12.2", "习题 72")
+        easy = good.replace("（★ 入门）", "（★ warm-up）")
+    else:
+        good = ('<h1><span class="section-number">12. </span>Data</h1>'
+                '<p class="admonition-title"><span class="caption-number">Exercise 12.1 </span> (★ warm-up)</p>'
+                '<p class="admonition-title"><span class="caption-number">Exercise 12.2 </span> (★★★ challenge)</p>')
+        globally = good.replace("Exercise 12.1", "Exercise 71").replace("Exercise 12.2", "Exercise 72")
+        easy = good.replace("(★ warm-up)", "(easy)")
     assert exercise_problems(good, 2, _SCALE) == []
-    globally = good.replace("Exercise 12.1", "Exercise 71").replace("Exercise 12.2", "Exercise 72")
     assert len(exercise_problems(globally, 2, _SCALE)) == 2
-    assert exercise_problems(good.replace("(★ warm-up)", "(easy)"), 2, _SCALE)
+    assert exercise_problems(easy, 2, _SCALE)
     assert exercise_problems(good.replace('<span class="section-number">12. </span>', ""), 2, _SCALE)
     assert exercise_problems(good, 3, _SCALE)
