@@ -104,9 +104,9 @@ def missing_translations():
 
 
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
+_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-'][A-Za-z0-9_]+)*")
 _MATH = re.compile(r"\$[^$]*\$")
-_NUMBER = r"[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?"
+_NUMBER = r"[-+−]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[-+]?\d+)?"
 _FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}")
 
 
@@ -137,7 +137,7 @@ def english_words(text):
                 continue
             if w.upper() == w:   # an acronym in capitals: GPU, NCCL
                 continue
-            if any(ch.isdigit() for ch in w):   # a model number or a name: H100, HBM3e, bf16, nvsw0, x16
+            if any(ch.isdigit() or ch == "_" for ch in w):   # a model number, a name, code: H100, nvsw0, tp_overlap
                 continue
             out.append(w)
     return out
@@ -186,7 +186,6 @@ def _lookup(text):
         if found is not None:
             i = text.index(stripped)
             return text[:i] + found + text[i + len(stripped):]
-        return None
     for regex, literal, zh in _templates():
         if literal not in text:
             continue
