@@ -83,11 +83,12 @@ build-strict: venv
 
 # The Chinese edition (tools/i18n.py): the English messages extracted (_build/gettext), the
 # zh_CN catalogs checked against them (no new, removed or obsolete message; the pages in
-# i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese from the committed
-# outputs into _build/html-zh, and its tests (language switch both ways, lang="zh-CN", no English
-# paragraph left on a translated page; the translated pages offline in Chromium). Runs after
-# build-strict: the switch test reads both editions. The library's Chinese figures
-# (plots.set_language("zh")) need a CJK font: Debian's fonts-noto-cjk (.ci/run installs it).
+# i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese into _build/html-zh
+# with the notebooks executed again in Chinese (INTERCONNECT_LANG=zh: figures and explorers drawn
+# in Chinese, the same numbers), and its tests (language switch both ways, lang="zh-CN", no English
+# paragraph left on a translated page, no figure text left in English; the translated pages
+# offline in Chromium). Runs after build-strict: the switch test reads both editions. The Chinese
+# figures need a CJK font: Debian's fonts-noto-cjk (.ci/run installs it).
 zh: venv
 	$(PY) tools/i18n.py pot
 	$(PY) tools/i18n.py --check

@@ -14,8 +14,8 @@ Usage (from the repository root, with the venv's Python)::
                                     # draft), removed ones dropped
     python tools/i18n.py --check    # per catalog: translated, untranslated, fuzzy, obsolete;
                                     # exits 1 if a page in COMPLETE is not 100 % translated
-    python tools/i18n.py build      # the Chinese HTML into _build/html-zh (committed outputs;
-                                    # 1-3 min from scratch on 2 cores)
+    python tools/i18n.py build      # the Chinese HTML into _build/html-zh (the notebooks
+                                    # executed in Chinese; see README for the time)
     python tools/i18n.py complete-k # the pages in COMPLETE as a pytest -k expression
 
 ``make po`` runs ``update``, ``make zh`` builds the Chinese edition and tests it.
@@ -24,10 +24,12 @@ COMPLETE lists the pages whose catalogs must be 100 % translated with no fuzzy e
 (``tests/test_i18n.py`` enforces it). When the whole book is translated, set
 ``ALL_PAGES_COMPLETE = True``: every catalog is then held to that rule.
 
-Figures: the Chinese edition shows the committed notebook outputs, so its figures are
-the English ones for now. The library can draw them in Chinese
-(``interconnect.plots.set_language("zh")`` or ``INTERCONNECT_LANG=zh``, with a CJK font);
-re-executing the chapters that way into a cache of their own is the next step (README).
+Figures: ``build`` executes the notebooks again with ``INTERCONNECT_LANG=zh`` (the kernels
+inherit it), so the Chinese edition's figures and explorers are drawn in Chinese from
+``interconnect.plots_zh.MESSAGES`` (translated when drawn: ``plots.translate_figure``); every
+computed number is the same, and the committed English outputs are untouched. A figure text
+drawn in English is listed in ``_build/zh-missing-figure-text.txt`` (:data:`MISSING_LOG`), printed
+by ``build`` and failed by ``tests/test_zh_build.py``.
 """
 
 from __future__ import annotations
