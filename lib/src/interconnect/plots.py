@@ -144,7 +144,8 @@ def english_words(text):
 
 
 def _templates():
-    """The MESSAGES keys with ``{fields}``, as (regex, longest literal part, Chinese template)."""
+    """The MESSAGES keys with ``{fields}``, as (regex, longest literal part, Chinese template),
+    the one with the most literal text first."""
     if "templates" not in _STATE:
         from .plots_zh import MESSAGES
 
@@ -167,7 +168,9 @@ def _templates():
             literals.append(en[at:])
             pattern += re.escape(en[at:])
             literal = max(literals, key=len)
-            out.append((re.compile(pattern, re.S), literal, zh, sum(map(len, literals))))
+            if not literal:   # fields alone ("{a}{b}") would match anything
+                continue
+            out.append((re.compile(pattern), literal, zh, sum(map(len, literals))))   # a field holds one line
         out.sort(key=lambda t: -t[3])   # the most specific template (most literal text) first
         out = [t[:3] for t in out]
         _STATE["templates"] = out
@@ -231,11 +234,11 @@ def translate_text(text, where=None):
         out = text if _CJK.search(text) else _translate(text)   # Chinese already: left as it is
         cache[text] = out
     if english_words(out):
-        _record_missing(out, where)
+        _record_missing(out, where, source=text)
     return out
 
 
-def _record_missing(text, where=None):
+def _record_missing(text, where=None, source=None):
     key = (text, where)
     if key in _STATE["missing_logged"]:
         return
@@ -246,7 +249,8 @@ def _record_missing(text, where=None):
         context = os.environ.get("INTERCONNECT_NOTEBOOK") or os.getcwd()
         if where:
             context += f" | {where}"
-        line = json.dumps({"text": text, "where": context}, ensure_ascii=False)
+        row = {"text": text, "where": context} | ({"source": source} if source and source != text else {})
+        line = json.dumps(row, ensure_ascii=False)
         with open(path, "a", encoding="utf-8") as f:   # now, not at exit: a kernel may not run atexit
             f.write(line + "\n")
 
