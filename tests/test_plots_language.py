@@ -119,12 +119,14 @@ def test_chinese_text_is_left_alone(zh):
 
 
 def test_english_word_detector():
-    assert plots.english_words("AllReduce time on 8 GPUs (NVLink 4, GB/s)") == ["time", "GPUs"]
+    assert plots.english_words("AllReduce time on 8 GPUs (NVLink 4, GB/s)") == ["on", "time", "GPUs"]
+    assert plots.english_words("AllReduce of 2 GB") == ["of"]   # short words count too
+    assert plots.english_words("(p-1)/m, dp=4 tp=2, $x$ = $y$") == []
     assert plots.english_words("H100 SXM, NCCL 2.18, 400 Gbit/s InfiniBand, 1 MiB, 10 µs") == []
     assert plots.english_words("HBM3e, B200, PCIe Gen5 x16, nvsw0, bf16") == []
     assert plots.english_words("AllReduce 耗时（单向，GB/s）") == []
     assert plots.english_words("bus bandwidth") == ["bus", "bandwidth"]
-    assert plots.english_words("2x of it") == []   # words of fewer than three letters are let through
+    assert plots.english_words("2x, t, cp, ep") == []   # other words of fewer than three letters are let through
     assert "NVLink" in plots_zh.ALLOWED_WORDS and "Llama" in plots_zh.ALLOWED_WORDS
 
 

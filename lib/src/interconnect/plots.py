@@ -41,6 +41,8 @@ LANGUAGES = ("en", "zh")
 CJK_FONTS = ("Noto Sans CJK SC", "WenQuanYi Zen Hei")
 _STATE = {"lang": None, "missing": set(), "missing_logged": set()}
 _DEFAULT_SANS = list(matplotlib.rcParams["font.sans-serif"])
+_DEFAULT_MONO = list(matplotlib.rcParams["font.monospace"])
+_DEFAULT_SERIF = list(matplotlib.rcParams["font.serif"])
 
 
 def _check_lang(lang):
@@ -106,6 +108,8 @@ def missing_translations():
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[-'][A-Za-z0-9_]+)*")
 _MATH = re.compile(r"\$[^$]*\$")
+#: English words of one or two letters that a label in English always has some of
+_SHORT = re.compile(r"(?<![A-Za-z0-9_$\\{-])(?:of|on|in|at|to|by|or|vs|is|as|an)(?![A-Za-z0-9_}-])")
 _NUMBER = r"[-+−]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[-+]?\d+)?"
 _FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}")
 
@@ -119,7 +123,7 @@ def english_words(text):
     :data:`interconnect.plots_zh.ALLOWED_WORDS` (NVLink, AllReduce, Llama, GiB ...).
 
     >>> english_words("AllReduce time on 8 GPUs (NVLink 4, GB/s)")
-    ['time', 'GPUs']
+    ['on', 'time', 'GPUs']
     >>> english_words("全归约耗时（µs）")
     []
     """
@@ -128,6 +132,7 @@ def english_words(text):
     out = []
     # a template's {fields} and mathtext ($\\mathdefault{10^{3}}$, $\\alpha$) are not English
     text = _FIELD.sub(" ", _MATH.sub(" ", text))
+    out += _SHORT.findall(text)   # "AllReduce of 2 GB": a short word gives the English away
     for m in _WORD.finditer(text):
         if m.group() in ALLOWED_WORDS:   # a hyphenated name: nccl-tests, PipeDream-Flush
             continue
@@ -398,10 +403,16 @@ def use_style():
         "figure.max_open_warning": 0,
     })
     if language() == "zh":
-        plt.rcParams["font.sans-serif"] = [_cjk_font()] + _DEFAULT_SANS
+        cjk = _cjk_font()
+        plt.rcParams["font.sans-serif"] = [cjk] + _DEFAULT_SANS
+        # monospace and serif text (an explorer's aligned table) keep their Latin font, CJK glyphs fall back
+        plt.rcParams["font.monospace"] = _DEFAULT_MONO[:1] + [cjk] + _DEFAULT_MONO[1:]
+        plt.rcParams["font.serif"] = _DEFAULT_SERIF[:1] + [cjk] + _DEFAULT_SERIF[1:]
         plt.rcParams["axes.unicode_minus"] = False
     elif plt.rcParams["font.sans-serif"] != _DEFAULT_SANS:
         plt.rcParams["font.sans-serif"] = list(_DEFAULT_SANS)
+        plt.rcParams["font.monospace"] = list(_DEFAULT_MONO)
+        plt.rcParams["font.serif"] = list(_DEFAULT_SERIF)
         plt.rcParams["axes.unicode_minus"] = True
     _register_png_formatter()
 

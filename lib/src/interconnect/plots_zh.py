@@ -27,7 +27,7 @@ ALLOWED_WORDS = frozenset("""
     PFLOP PFLOPS FLOP FLOPs FLOPS flop flops log max min sqrt exp
     nccl-tests xGMI Scatter Gather Rabenseifner GPipe PipeDream PipeDream-Flush ZeRO Ulysses NeMo DirectX
     Vulkan Voodoo RTX GBd bit netsim DeepSpeed FSDP HSDP Megatron-LM Gemma Nemotron Kimi Grok Claude
-    fps rings Pro token top Zipf dgx Korthikanti Narayanan Young Daly Megatron-Core Adam logits DualPipe StepTime tokens zero oneshot twoshot nvls images kernel PyTorch DDP LLM TensorRT-LLM tok ib-ndr eth-100g
+    fps rings Pro token top Zipf dgx Korthikanti Narayanan Young Daly Megatron-Core Adam logits DualPipe StepTime tokens zero oneshot twoshot nvls images kernel PyTorch DDP LLM TensorRT-LLM tok ib-ndr eth-100g Jupyter ipywidgets
     rank ranks busbw algbw MFU HFU SLI CrossFire Voodoo AGP ISA VESA DMA RDMA
     """.split())
 
@@ -192,6 +192,7 @@ MESSAGES = {
     "AFR frame time explorer": "AFR 帧时间探索器",
     # (shared templates)
     "Raben-\nseifner": "Rabenseifner",
+    "AllReduce of {n:g} GB": "{n:g} GB 的 AllReduce",
     # 1 GiB AllReduce on 8-GPU H100 servers: flat ring vs hierarch
     "hierarchical, InfiniBand NDR {n0:g}x ({n1:g} Gb/s)": "分层，InfiniBand NDR {n0:g}x（{n1:g} Gb/s）",
     "flat ring, InfiniBand NDR {n0:g}x ({n1:g} Gb/s)": "扁平环，InfiniBand NDR {n0:g}x（{n1:g} Gb/s）",
@@ -320,8 +321,6 @@ MESSAGES = {
     "form": "解",
     "PCIe order": "PCIe 顺序",
     "interleaved": "交错",
-    "Raben-": "Raben-",
-    "seifner": "seifner",
     "{n0:g} GPUs, PCIe {n1:g} x16 per GPU, x16 uplinks, {n2:g} GPU(s) per switch": "{n0:g} 块 GPU，每块 PCIe {n1:g} x16，x16 上行链路，每个交换芯片 {n2:g} 块 GPU",
     "PCIe {n0:g} x16, {n1:g} GPU(s) per switch: one GPU alone reads {n2:g} GB/s per direction from the host, {n3:g} GB/s per direction each when all {n4:g} read at once ({n5:g}x less)": "PCIe {n0:g} x16，每个交换芯片 {n1:g} 块 GPU：单块 GPU 单独从主机读取时单向 {n2:g} GB/s，全部 {n4:g} 块同时读取时每块单向 {n3:g} GB/s（少 {n5:g}x）",
     "AllReduce of {n0:g} GB: closed form {n1:g} ms, ring in PCIe order {n2:g} ms, interleaved ring {n3:g} ms, Rabenseifner {n4:g} ms.": "{n0:g} GB 的 AllReduce：闭式解 {n1:g} ms，PCIe 顺序的环 {n2:g} ms，交错的环 {n3:g} ms，Rabenseifner {n4:g} ms。",
