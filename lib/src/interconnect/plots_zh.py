@@ -998,6 +998,7 @@ MESSAGES = {
     "DGX-{n:g}, ranks in index order": "DGX-{n:g}，rank 按编号排列",
     "Fat tree k={k:g}, {h:g} hosts, {a:g}:{b:g}": "胖树 k={k:g}，{h:g} 台主机，{a:g}:{b:g}",
     "AllReduce, p = {p:g}, {link}, α = {a:g} µs": "AllReduce，p = {p:g}，{link}，α = {a:g} µs",
+    "Ring AllReduce on {n:g} ranks": "{n:g} 个 rank 上的环形 AllReduce",
     # 1 GiB AllReduce on 8-device domains, simulated (netsim)
     "Gaudi {n0:g} (RoCE all-to-all)": "Gaudi {n0:g}（RoCE 全互联）",
     "per-device bandwidth (all links)": "每个设备的带宽（全部链路）",

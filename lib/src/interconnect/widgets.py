@@ -212,7 +212,8 @@ class Explorer:
         self.update(**(self.defaults | values))  # moves the artists only; nothing is drawn
         texts = [translate_text(t.get_text(), self.title)
                  for t in self.fig.findobj(lambda a: a.get_gid() == READOUT_GID)]
-        lines = ("; ".join(" ".join(ln.split()) for ln in t.splitlines() if ln.strip()) for t in texts)
+        sep = "；" if _language() == "zh" else "; "
+        lines = (sep.join(" ".join(ln.split()) for ln in t.splitlines() if ln.strip()) for t in texts)
         return " · ".join(x for x in lines if x)
 
     def _draw(self, values):
