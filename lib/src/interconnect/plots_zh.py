@@ -468,6 +468,8 @@ MESSAGES = {
     "Tensor parallelism of GPT-{n0:g} {n1:g}B on H100s": "H100 上 GPT-{n0:g} {n1:g}B 的张量并行",
     "link under the TP group": "TP 组所用的链路",
     "Tensor-parallel degree and link explorer": "张量并行度与链路探索器",
+    # (shared templates)
+    "{n:g} H100 on PCIe {g:g}": "PCIe {g:g} 上的 {n:g} 块 H100",
     # 1F1B (PipeDream-Flush): 4 stages, 8 microbatches
     "stage {n0:g}": "阶段 {n0:g}",
     "1F1B (PipeDream-Flush): {n0:g} stages, {n1:g} microbatches": "1F1B（PipeDream-Flush）：{n0:g} 个阶段，{n1:g} 个微批次",
@@ -999,6 +1001,7 @@ MESSAGES = {
     "Fat tree k={k:g}, {h:g} hosts, {a:g}:{b:g}": "胖树 k={k:g}，{h:g} 台主机，{a:g}:{b:g}",
     "AllReduce, p = {p:g}, {link}, α = {a:g} µs": "AllReduce，p = {p:g}，{link}，α = {a:g} µs",
     "Ring AllReduce on {n:g} ranks": "{n:g} 个 rank 上的环形 AllReduce",
+    "on": "开",
     # 1 GiB AllReduce on 8-device domains, simulated (netsim)
     "Gaudi {n0:g} (RoCE all-to-all)": "Gaudi {n0:g}（RoCE 全互联）",
     "per-device bandwidth (all links)": "每个设备的带宽（全部链路）",
