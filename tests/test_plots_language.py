@@ -169,3 +169,15 @@ def test_missing_text_is_logged_at_once(zh, tmp_path, monkeypatch):
 
     rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert {"text": "a title nobody translated", "where": "book/x.ipynb | a title nobody translated"} in rows
+
+
+def test_monospace_and_superscripts_have_every_glyph(zh):
+    """An explorer's aligned table (monospace) and 2³⁰ in a Chinese label: no missing glyph (tofu)."""
+    fig, ax = plt.subplots()
+    ax.text(0, 0.5, "training", family="monospace")
+    ax.set_ylabel("memory per GPU (GiB = 2³⁰ bytes)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # matplotlib warns "Glyph ... missing from font(s)"
+        plots.png_bytes(fig)
+    assert ax.texts[0].get_text().startswith("训练")
+    plt.close(fig)

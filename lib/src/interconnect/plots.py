@@ -43,6 +43,7 @@ _STATE = {"lang": None, "missing": set(), "missing_logged": set()}
 _DEFAULT_SANS = list(matplotlib.rcParams["font.sans-serif"])
 _DEFAULT_MONO = list(matplotlib.rcParams["font.monospace"])
 _DEFAULT_SERIF = list(matplotlib.rcParams["font.serif"])
+_DEFAULT_FAMILY = list(matplotlib.rcParams["font.family"])
 
 
 def _check_lang(lang):
@@ -331,6 +332,11 @@ def translate_figure(fig, where=None):
             new = translate_text(str(s), where)
             if new != s:
                 t.set_text(new)
+            family = t.get_family()
+            for generic in ("monospace", "serif"):   # its Latin font first, then the CJK font for the rest
+                if family and family[0] == generic:
+                    names = plt.rcParams[f"font.{generic}"]
+                    t.set_family([names[0], _cjk_font()])
     return fig
 
 #: PNG text chunk in which a notebook figure records the pixel height of its smallest text
@@ -408,8 +414,11 @@ def use_style():
         # monospace and serif text (an explorer's aligned table) keep their Latin font, CJK glyphs fall back
         plt.rcParams["font.monospace"] = _DEFAULT_MONO[:1] + [cjk] + _DEFAULT_MONO[1:]
         plt.rcParams["font.serif"] = _DEFAULT_SERIF[:1] + [cjk] + _DEFAULT_SERIF[1:]
+        # a glyph the CJK font lacks (superscript digits: 2³⁰) falls back to DejaVu Sans
+        plt.rcParams["font.family"] = ["sans-serif", "DejaVu Sans"]
         plt.rcParams["axes.unicode_minus"] = False
     elif plt.rcParams["font.sans-serif"] != _DEFAULT_SANS:
+        plt.rcParams["font.family"] = list(_DEFAULT_FAMILY)
         plt.rcParams["font.sans-serif"] = list(_DEFAULT_SANS)
         plt.rcParams["font.monospace"] = list(_DEFAULT_MONO)
         plt.rcParams["font.serif"] = list(_DEFAULT_SERIF)
