@@ -175,6 +175,7 @@ def test_monospace_and_superscripts_have_every_glyph(zh):
     """An explorer's aligned table (monospace) and 2³⁰ in a Chinese label: no missing glyph (tofu)."""
     fig, ax = plt.subplots()
     ax.text(0, 0.5, "training", family="monospace")
+    ax.text(0, 0.2, "each layer builds on the one below", style="italic")   # no CJK italic: drawn upright
     ax.set_ylabel("memory per GPU (GiB = 2³⁰ bytes)")
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # matplotlib warns "Glyph ... missing from font(s)"

@@ -332,6 +332,8 @@ def translate_figure(fig, where=None):
             new = translate_text(str(s), where)
             if new != s:
                 t.set_text(new)
+            if t.get_style() != "normal" and _CJK.search(new):   # the CJK font has no italic: it would not be used
+                t.set_style("normal")
             family = t.get_family()
             for generic in ("monospace", "serif"):   # its Latin font first, then the CJK font for the rest
                 if family and family[0] == generic:
