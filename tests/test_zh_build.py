@@ -175,3 +175,9 @@ def test_figures_are_drawn_in_chinese():
     text = (ZH / "book/why/three_walls.html").read_text(encoding="utf-8")
     assert "数据并行效率探索器" in text   # the explorer's title and its static view
     assert "（运行此单元格即可使用实时滑块）" in text
+
+
+def test_figures_have_every_glyph():
+    """No Chinese figure fell back to a font without the glyph (matplotlib warns on stderr: tofu)."""
+    bad = [rel for rel in _pages(ZH) if "UserWarning: Glyph" in (ZH / rel).read_text(encoding="utf-8")]
+    assert not bad, f"figures drawn with missing glyphs (tofu) on: {bad}"
