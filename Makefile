@@ -83,14 +83,16 @@ build-strict: venv
 
 # The Chinese edition (tools/i18n.py): the English messages extracted (_build/gettext), the
 # zh_CN catalogs checked against them (no new, removed or obsolete message; the pages in
-# i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese from the committed
-# outputs into _build/html-zh, and its tests (language switch both ways, lang="zh-CN", no English
-# paragraph left on a translated page); then the same browser and built-HTML checks as the
-# English edition (tests/test_browser.py, tests/test_built_html.py with BOOK_HTML=_build/html-zh:
-# offline, no console error, no missing glyph, explorers work, phone layout, contrast, links,
-# exercise titles). Runs after build-strict and pdf: the switch test reads both editions, and the
-# Chinese preface links the English edition's PDF (../../html/gpu-interconnects.pdf). Chinese text
-# (pages and figures) needs a CJK font: Debian's fonts-noto-cjk (.ci/run installs it).
+# i18n.COMPLETE 100 % translated, no fuzzy entry), the book built in Chinese into _build/html-zh
+# with the notebooks executed again in Chinese (INTERCONNECT_LANG=zh: figures and explorers drawn
+# in Chinese, the same numbers), and its tests (language switch both ways, lang="zh-CN", no English
+# paragraph left on a translated page, no figure text left in English); then the same browser and
+# built-HTML checks as the English edition (tests/test_browser.py, tests/test_built_html.py with
+# BOOK_HTML=_build/html-zh: offline, no console error, no missing glyph, explorers work, phone
+# layout, contrast, links, exercise titles). Runs after build-strict and pdf: the switch test reads
+# both editions, and the Chinese preface links the English edition's PDF
+# (../../html/gpu-interconnects.pdf). Chinese text (pages and figures) needs a CJK font: Debian's
+# fonts-noto-cjk (.ci/run installs it).
 zh: venv
 	$(PY) tools/i18n.py pot
 	$(PY) tools/i18n.py --check

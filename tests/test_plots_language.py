@@ -80,3 +80,105 @@ def test_explorer_in_chinese(zh):
     assert exp.fig.axes[0].get_xlabel() == "GPU 数量"
     assert set(plots.missing_translations()) == before
     plt.close(exp.fig)
+
+
+# --- render-time translation: the template matcher and the English-word detector -----------
+
+def test_template_matches_a_formatted_text(zh):
+    assert plots.translate_text("one step on 8 GPUs over NVLink 4") == "8 块 GPU 经 NVLink 4 完成一步"
+    assert plots.translate_text("Data-parallel training of a 70B-parameter model") == "70B 参数模型的数据并行训练"
+    # a template with a format spec matches whatever the spec printed
+    key = "compute {compute}, AllReduce {comm}\nefficiency {eff}, speedup {speedup}×"
+    assert key in plots_zh.MESSAGES
+    text = "compute 1.2 s, AllReduce 0.3 s\nefficiency 80 %, speedup 6.4×"
+    assert plots.translate_text(text) == "计算 1.2 s，AllReduce 0.3 s\n效率 80 %，加速比 6.4×"
+
+
+def test_templates_with_specs_and_repeated_fields(zh, monkeypatch):
+    table = dict(plots_zh.MESSAGES)
+    table["{n:d} GPUs at {bw:.1f} GB/s"] = "{n:d} 块 GPU，{bw:.1f} GB/s"
+    table["{a} vs {a}"] = "{a} 对 {a}"
+    monkeypatch.setattr(plots_zh, "MESSAGES", table)
+    monkeypatch.setitem(plots._STATE, "cache", {})
+    plots._STATE.pop("templates", None)
+    try:
+        assert plots.translate_text("8 GPUs at 450.0 GB/s") == "8 块 GPU，450.0 GB/s"
+        assert plots.translate_text("x vs x") == "x 对 x"
+        assert plots.translate_text("x vs y") == "x vs y"   # a repeated field must repeat its value
+    finally:
+        plots._STATE.pop("templates", None)
+
+
+def test_multi_line_and_readout_parts_are_translated_part_by_part(zh):
+    assert plots.translate_text("AllReduce time\ntime") == "AllReduce 耗时\n时间"
+    assert plots.translate_text("compute · time") == "计算 · 时间"
+
+
+def test_chinese_text_is_left_alone(zh):
+    assert plots.translate_text("已经是中文 time") == "已经是中文 time"
+
+
+def test_english_word_detector():
+    assert plots.english_words("AllReduce time on 8 GPUs (NVLink 4, GB/s)") == ["on", "time", "GPUs"]
+    assert plots.english_words("AllReduce of 2 GB") == ["of"]   # short words count too
+    assert plots.english_words("(p-1)/m, dp=4 tp=2, $x$ = $y$") == []
+    assert plots.english_words("H100 SXM, NCCL 2.18, 400 Gbit/s InfiniBand, 1 MiB, 10 µs") == []
+    assert plots.english_words("HBM3e, B200, PCIe Gen5 x16, nvsw0, bf16") == []
+    assert plots.english_words("AllReduce 耗时（单向，GB/s）") == []
+    assert plots.english_words("bus bandwidth") == ["bus", "bandwidth"]
+    assert plots.english_words("2x, t, cp, ep") == []   # other words of fewer than three letters are let through
+    assert "NVLink" in plots_zh.ALLOWED_WORDS and "Llama" in plots_zh.ALLOWED_WORDS
+
+
+def test_figure_is_translated_at_render_time(zh):
+    """A chapter's own English labels, categorical ticks and legend come out in Chinese when drawn."""
+    fig, ax = plt.subplots()
+    ax.bar(["compute", "time"], [1, 2], label="compute")
+    ax.set_title("AllReduce time")
+    ax.set_xlabel("GPUs")
+    ax.legend()
+    ax.annotate("fastest in library", (0, 1))
+    png = plots.png_bytes(fig)
+    assert png.startswith(b"\x89PNG")
+    assert ax.get_title() == "AllReduce 耗时" and ax.get_xlabel() == "GPU 数量"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["计算", "时间"]
+    assert ax.get_legend().get_texts()[0].get_text() == "计算"
+    assert "库中最快的算法" in [t.get_text() for t in ax.texts]
+    plt.close(fig)
+
+
+def test_english_figure_is_untouched():
+    plots.set_language("en")
+    fig, ax = plt.subplots()
+    ax.set_title("AllReduce time")
+    formatter = ax.xaxis.get_major_formatter()
+    plots.translate_figure(fig)
+    assert ax.get_title() == "AllReduce time" and ax.xaxis.get_major_formatter() is formatter
+    plt.close(fig)
+
+
+def test_missing_text_is_logged_at_once(zh, tmp_path, monkeypatch):
+    log = tmp_path / "missing.txt"
+    monkeypatch.setenv("INTERCONNECT_MISSING_LOG", str(log))
+    monkeypatch.setenv("INTERCONNECT_NOTEBOOK", "book/x.ipynb")
+    fig, ax = plt.subplots()
+    ax.set_title("a title nobody translated")
+    plots.translate_figure(fig)
+    plt.close(fig)
+    import json
+
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert {"text": "a title nobody translated", "where": "book/x.ipynb | a title nobody translated"} in rows
+
+
+def test_monospace_and_superscripts_have_every_glyph(zh):
+    """An explorer's aligned table (monospace) and 2³⁰ in a Chinese label: no missing glyph (tofu)."""
+    fig, ax = plt.subplots()
+    ax.text(0, 0.5, "training", family="monospace")
+    ax.text(0, 0.2, "each layer builds on the one below", style="italic")   # no CJK italic: drawn upright
+    ax.set_ylabel("memory per GPU (GiB = 2³⁰ bytes)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # matplotlib warns "Glyph ... missing from font(s)"
+        plots.png_bytes(fig)
+    assert ax.texts[0].get_text().startswith("训练")
+    plt.close(fig)

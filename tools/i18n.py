@@ -14,8 +14,8 @@ Usage (from the repository root, with the venv's Python)::
                                     # draft), removed ones dropped
     python tools/i18n.py --check    # per catalog: translated, untranslated, fuzzy, obsolete;
                                     # exits 1 if a page in COMPLETE is not 100 % translated
-    python tools/i18n.py build      # the Chinese HTML into _build/html-zh (committed outputs;
-                                    # 1-3 min from scratch on 2 cores)
+    python tools/i18n.py build      # the Chinese HTML into _build/html-zh (the notebooks
+                                    # executed in Chinese; see README for the time)
     python tools/i18n.py complete-k # the pages in COMPLETE as a pytest -k expression
 
 ``make po`` runs ``update``, ``make zh`` builds the Chinese edition and tests it.
@@ -24,14 +24,18 @@ COMPLETE lists the pages whose catalogs must be 100 % translated with no fuzzy e
 (``tests/test_i18n.py`` enforces it). When the whole book is translated, set
 ``ALL_PAGES_COMPLETE = True``: every catalog is then held to that rule.
 
-Figures: the Chinese edition shows the committed notebook outputs, so its figures are
-the English ones for now. The library can draw them in Chinese
-(``interconnect.plots.set_language("zh")`` or ``INTERCONNECT_LANG=zh``, with a CJK font);
-re-executing the chapters that way into a cache of their own is the next step (README).
+Figures: ``build`` executes the notebooks again with ``INTERCONNECT_LANG=zh`` (the kernels
+inherit it), so the Chinese edition's figures and explorers are drawn in Chinese from
+``interconnect.plots_zh.MESSAGES`` (translated when drawn: ``plots.translate_figure``); every
+computed number is the same, and the committed English outputs are untouched. A figure text
+drawn in English is listed in ``_build/zh-missing-figure-text.txt`` (:data:`MISSING_LOG`), printed
+by ``build`` and failed by ``tests/test_zh_build.py``.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -50,6 +54,8 @@ POT = ROOT / "_build" / "gettext"
 HTML_ZH = ROOT / "_build" / "html-zh"
 WORK = ROOT / "_build" / "zh"          # the zh build's own doctrees (another language, another env)
 WORK_POT = ROOT / "_build" / "pot"     # the message extraction's own doctrees
+#: The figure texts the zh build drew in English, one JSON object a line (plots.translate_text)
+MISSING_LOG = ROOT / "_build" / "zh-missing-figure-text.txt"
 
 # Pages translated in full: their catalogs must have no untranslated and no fuzzy message.
 COMPLETE = ["book/index", "book/preface",
@@ -80,6 +86,8 @@ def config(lang="en"):
     sphinx = cfg["sphinx"]["config"]
     sphinx["locale_dirs"] = [str(LOCALES)]
     if lang == LANG:
+        # executed in Chinese (build() sets INTERCONNECT_LANG=zh): the figures' text in Chinese
+        cfg["execute"]["execute_notebooks"] = "force"
         cfg["title"] = TITLE_ZH
         sphinx["language"] = LANG
         sphinx["ic_other_edition"] = {"label": "English", "title": "English edition", "root": "../html/",
@@ -124,12 +132,49 @@ def update():
 
 
 def build():
-    """The Chinese edition into ``_build/html-zh``, beside the English ``_build/html``."""
+    """The Chinese edition into ``_build/html-zh``, beside the English ``_build/html``.
+
+    The notebooks are executed again, in Chinese (``INTERCONNECT_LANG=zh``, inherited by the
+    kernels), so figures and explorers are drawn in Chinese; every computed number is the
+    same. A figure text left in English is listed in :data:`MISSING_LOG` (printed here;
+    ``tests/test_zh_build.py`` fails on it).
+    """
     cfg = _write_config(LANG, "config-zh.yml")
+    MISSING_LOG.parent.mkdir(parents=True, exist_ok=True)
+    MISSING_LOG.write_text("", encoding="utf-8")
+    env = dict(os.environ, INTERCONNECT_LANG="zh", INTERCONNECT_STATIC_FRAMES="1",
+               INTERCONNECT_MISSING_LOG=str(MISSING_LOG),
+               # the kernels import the library of this tree
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib" / "src"), os.environ.get("PYTHONPATH")])))
     subprocess.run([_bin("jupyter-book"), "build", str(ROOT), "--config", str(cfg), "--builder", "html",
-                    "--path-output", str(WORK), "-W", "-n", "--keep-going"], check=True, cwd=ROOT)
+                    "--path-output", str(WORK), "-W", "-n", "--keep-going"], check=True, cwd=ROOT, env=env)
     shutil.rmtree(HTML_ZH, ignore_errors=True)
     shutil.move(str(WORK / "_build" / "html"), str(HTML_ZH))
+    left = missing_figure_text()
+    if left:
+        print(f"{len(left)} figure text(s) left in English ({MISSING_LOG}; add them to "
+              "lib/src/interconnect/plots_zh.py MESSAGES):")
+        for text, where in left:
+            print(f"  {text!r}  [{where}]")
+
+
+def missing_figure_text(path=None):
+    """The figure texts the last zh build drew in English, as sorted ``(text, where)`` pairs."""
+    path = pathlib.Path(path or MISSING_LOG)
+    if not path.exists():
+        return []
+    rows = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            where = row.get("where", "")
+            rel = where.split(" | ")[0]
+            try:
+                rel = str(pathlib.Path(rel).resolve().relative_to(ROOT))
+            except ValueError:
+                pass
+            rows.add((row["text"], " | ".join([rel] + where.split(" | ")[1:])))
+    return sorted(rows)
 
 
 # --- reading the catalogs -------------------------------------------------------------------

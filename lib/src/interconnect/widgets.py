@@ -45,7 +45,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from .plots import _ as _tr
-from .plots import min_font_px
+from .plots import language as _language
+from .plots import min_font_px, translate_figure, translate_text
 
 __all__ = ["Param", "Explorer", "READOUT_GID"]
 
@@ -205,12 +206,14 @@ class Explorer:
 
     def _readout(self, values):
         if callable(self.readout):
-            return str(self.readout(**(self.defaults | values)))
+            return translate_text(str(self.readout(**(self.defaults | values))), self.title)
         if self.readout is None:
             return ""
         self.update(**(self.defaults | values))  # moves the artists only; nothing is drawn
-        texts = [t.get_text() for t in self.fig.findobj(lambda a: a.get_gid() == READOUT_GID)]
-        lines = ("; ".join(" ".join(ln.split()) for ln in t.splitlines() if ln.strip()) for t in texts)
+        texts = [translate_text(t.get_text(), self.title)
+                 for t in self.fig.findobj(lambda a: a.get_gid() == READOUT_GID)]
+        sep = "；" if _language() == "zh" else "; "
+        lines = (sep.join(" ".join(ln.split()) for ln in t.splitlines() if ln.strip()) for t in texts)
         return " · ".join(x for x in lines if x)
 
     def _draw(self, values):
@@ -221,6 +224,7 @@ class Explorer:
         artists must be the same objects on every call and must not move the axes.
         """
         artists = self.update(**(self.defaults | values))
+        translate_figure(self.fig, self.title)  # the Chinese edition: the frame's text in Chinese
         canvas = self.fig.canvas
         if artists is None:
             canvas.draw()
@@ -267,7 +271,7 @@ class Explorer:
                 kind = w.Dropdown if p.control == "dropdown" else w.SelectionSlider
                 extra = {} if p.control == "dropdown" else {"continuous_update": True}
                 sliders.append(kind(
-                    options=list(zip(p.labels, range(len(p.values)))), value=p.default_index,
+                    options=list(zip(self._labels(p), range(len(p.values)))), value=p.default_index,
                     description=_tr(p.label), style={"description_width": "initial"},
                     layout=w.Layout(width="95%"), **extra))
 
@@ -283,6 +287,10 @@ class Explorer:
             self._on_change = on_change
             self._sliders = sliders
         return self._widget
+
+    def _labels(self, p):
+        """The texts of ``p``'s values in the figures' language (a dropdown's words: 'ring', 'tree')."""
+        return [translate_text(lab, self.title) for lab in p.labels]
 
     # -- static view ----------------------------------------------------------------------
     def frames(self):
@@ -310,22 +318,23 @@ class Explorer:
             common = f'data-param="{html.escape(p.name)}" aria-label="{html.escape(_tr(p.label))}"'
             if p.control == "dropdown":
                 options = "".join(f'<option value="{i}"{" selected" if i == p.default_index else ""}>'
-                                  f'{html.escape(lab)}</option>' for i, lab in enumerate(p.labels))
+                                  f'{html.escape(lab)}</option>' for i, lab in enumerate(self._labels(p)))
                 rows.append(f'<label class="ic-explorer-row">{label}<select {common}>{options}</select></label>')
             else:
                 rows.append(
                     f'<label class="ic-explorer-row">{label}'
                     f'<input type="range" min="0" max="{len(p.values) - 1}" step="1" value="{p.default_index}" '
-                    f'{common}><output>{html.escape(p.labels[p.default_index])}</output></label>')
+                    f'{common}><output>{html.escape(self._labels(p)[p.default_index])}</output></label>')
         note = ""
         if fixed:
-            held = ", ".join(f"{html.escape(_tr(p.label))} = {html.escape(p.labels[p.default_index])}" for p in fixed)
-            note = (f'<div class="ic-explorer-note">Held at the default here: {held}. '
-                    f'Run the notebook to vary every parameter.</div>')
+            sep = "，" if "zh" == _language() else ", "
+            held = sep.join(f"{html.escape(_tr(p.label))} = {html.escape(self._labels(p)[p.default_index])}"
+                            for p in fixed)
+            note = f'<div class="ic-explorer-note">{_tr("Held at the default here: {held}. Run the notebook to vary every parameter.").format(held=held)}</div>'  # noqa: E501
         data = {
             "frames": {k: v[0] for k, v in frames.items()},
             "alts": {k: v[1] for k, v in frames.items()},
-            "labels": [list(p.labels) for p in stat],
+            "labels": [self._labels(p) for p in stat],
         }
         shown = ""
         if self.readout is not None:
@@ -333,7 +342,9 @@ class Explorer:
             shown = f'<p class="ic-explorer-readout" aria-live="polite">{html.escape(readout)}</p>\n'
 
         payload = json.dumps(data).replace("</", "<\\/")
-        hint = '<em class="ic-explorer-hint">(run this cell for live sliders)</em>'  # the script rewrites it
+        # the script below rewrites the hint
+        hint = f'<em class="ic-explorer-hint">{html.escape(_tr("(run this cell for live sliders)"))}</em>'
+        moving = json.dumps(_tr("(interactive: move the sliders)"))
         # the smallest text of the frame, in px at the PNG's resolution (the browser test scales it)
         img_attrs = f'style="max-width:100%;height:auto" data-min-font-px="{min_font_px(self.fig, self.dpi):.2f}"'
 
@@ -349,7 +360,7 @@ class Explorer:
   if (!root || root.dataset.ready) return;
   root.dataset.ready = "1";
   var hint = root.querySelector(".ic-explorer-hint");
-  if (hint) hint.textContent = "(interactive: move the sliders)";
+  if (hint) hint.textContent = {moving};
   var data = JSON.parse(root.querySelector(".ic-explorer-data").textContent);
   var inputs = root.querySelectorAll("input[type=range], select[data-param]");
   var img = root.querySelector("img.ic-explorer-frame");
@@ -390,7 +401,7 @@ class Explorer:
         readout = self._readout({})
         shown = f'<p class="ic-explorer-readout">{html.escape(readout)}</p>' if self.readout is not None else ""
         alt = html.escape(self._alt(self.defaults))
-        return (f'<div class="ic-explorer"><div class="ic-explorer-title"><strong>{html.escape(self.title)}'
+        note = html.escape(_tr("The default frame; the sliders need ipywidgets in a live Jupyter front-end."))
+        return (f'<div class="ic-explorer"><div class="ic-explorer-title"><strong>{html.escape(_tr(self.title))}'
                 f'</strong></div><img class="ic-explorer-frame" src="{uri}" alt="{alt}"'
-                f' style="max-width:100%;height:auto">{shown}<div class="ic-explorer-note">The default frame; '
-                f'the sliders need ipywidgets in a live Jupyter front-end.</div></div>')
+                f' style="max-width:100%;height:auto">{shown}<div class="ic-explorer-note">{note}</div></div>')

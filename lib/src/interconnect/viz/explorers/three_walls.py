@@ -88,7 +88,7 @@ def dp_scaling_explorer(n_params=7e9, grad_bytes=2.0,
             compute_bar.set_width(eff)
             comm_bar.set_x(eff)
             comm_bar.set_width(1.0 - eff)
-            head.set_text(_("one step on {p} GPUs over {link}").format(p=p, link=link.label))
+            head.set_text(_("one step on {p} GPUs over {link}").format(p=p, link=_(link.label)))
             note.set_text(_("compute {compute}, AllReduce {comm}\nefficiency {eff}, speedup {speedup}×").format(
                 compute=fmt_time(compute), comm=fmt_time(c), eff=f"{eff:.0%}", speedup=f"{p * eff:.1f}"))
             return [curve, mark, compute_bar, comm_bar, head, note]
