@@ -8,7 +8,7 @@ from .. import collectives as C
 from .. import links
 from ..units import GB, GiB, KiB, MiB, us
 from . import Answer, coding_exercise, exercise
-from .coding import case
+from .coding import case, seed_variant
 
 CHAPTER = "book/stack/collectives"
 
@@ -203,13 +203,8 @@ _RAB_MISTAKES = {
 }
 
 
-def _vary_rab_code(rng):
-    """Per-student seed of the extra cases."""
-    return {"seed": int(rng.integers(1, 2**31))}
-
-
 @coding_exercise("coll-ex-code", CHAPTER, "rabenseifner_allreduce_time(n, p, alpha, bandwidth)", _RAB_KINDS,
-                 unit="s", rtol=1e-6, variants=_vary_rab_code,
+                 unit="s", rtol=1e-6, variants=seed_variant,
                  doc="a function returning the alpha-beta time (s) of Rabenseifner's AllReduce (recursive-halving "
                      "ReduceScatter, then recursive-doubling AllGather) of n bytes on p GPUs, p a power of two, with "
                      "per-message latency alpha (s) and per-direction bandwidth (B/s); ValueError on invalid input")

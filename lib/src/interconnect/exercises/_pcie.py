@@ -9,7 +9,7 @@ from .. import transfer as X
 from ..catalog import measurements, traces
 from ..units import GB
 from . import Answer, coding_exercise, exercise
-from .coding import case
+from .coding import case, seed_variant
 
 CHAPTER = "book/history/pcie"
 
@@ -292,13 +292,8 @@ _PCIE_MISTAKES = {
 }
 
 
-def _vary_pcie_code(rng):
-    """Per-student seed of the extra cases."""
-    return {"seed": int(rng.integers(1, 2**31))}
-
-
 @coding_exercise("pcie-ex-code", CHAPTER, "pcie_bandwidth(generation, lanes)", _PCIE_KINDS, unit="B/s",
-                 rtol=1e-6, variants=_vary_pcie_code,
+                 rtol=1e-6, variants=seed_variant,
                  doc="a function returning the usable bandwidth per direction (B/s) of a PCIe 1.0 to 5.0 link of "
                      "1 to 16 lanes, after the line encoding; ValueError on invalid input")
 def _pcie_ex_code(seed=0):

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import links, parallel, pipeline
 from . import Answer, coding_exercise, exercise
-from .coding import case
+from .coding import case, seed_variant
 
 CHAPTER = "book/parallel/pipeline_parallel"
 
@@ -185,13 +185,8 @@ _BUBBLE_MISTAKES = {
 }
 
 
-def _vary_bubble_code(rng):
-    """Per-student seed of the extra cases."""
-    return {"seed": int(rng.integers(1, 2**31))}
-
-
 @coding_exercise("pp-ex-code", CHAPTER, "bubble_fraction(p, m, v=1)", _BUBBLE_KINDS, unit="1", rtol=1e-6,
-                 variants=_vary_bubble_code,
+                 variants=seed_variant,
                  doc="a function returning the pipeline bubble over the ideal compute time for p stages, m "
                      "microbatches and v chunks per stage (1F1B, interleaved when v > 1); ValueError on invalid input")
 def _pp_ex_code(seed=0):

@@ -7,7 +7,7 @@ from .. import links
 from ..catalog import traces
 from ..units import GiB
 from . import Answer, coding_exercise, exercise
-from .coding import case
+from .coding import case, seed_variant
 
 CHAPTER = "book/why/primer"
 
@@ -161,13 +161,8 @@ _RING_MISTAKES = {
 }
 
 
-def _vary_code(rng):
-    """Per-student seed of the extra cases."""
-    return {"seed": int(rng.integers(1, 2**31))}
-
-
 @coding_exercise("primer-ex-code", CHAPTER, "ring_allreduce_time(n, p, alpha, bandwidth)", _RING_KINDS, unit="s",
-                 rtol=1e-6, variants=_vary_code,
+                 rtol=1e-6, variants=seed_variant,
                  doc="a function returning the alpha-beta time (s) of a ring AllReduce of n bytes on p GPUs, with "
                      "per-message latency alpha (s) and per-direction bandwidth (B/s); ValueError on invalid input")
 def _primer_ex_code(seed=0):

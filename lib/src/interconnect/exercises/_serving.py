@@ -8,7 +8,7 @@ from .. import serving as S
 from ..catalog import models
 from ..parallel.machines import machine
 from . import Answer, coding_exercise, exercise
-from .coding import case
+from .coding import case, seed_variant
 
 CHAPTER = "book/practice/serving"
 
@@ -257,13 +257,8 @@ _KV_MISTAKES = {
 _KV_MODELS = ("llama3-8b", "llama3-70b", "llama3-405b", "llama2-70b", "mixtral-8x7b", "llama2-13b", "gpt3-1.3b")
 
 
-def _vary_kv_code(rng):
-    """Per-student seed of the extra cases."""
-    return {"seed": int(rng.integers(1, 2**31))}
-
-
 @coding_exercise("srv-ex-code", CHAPTER, "kv_bytes_per_gpu(layers, heads, kv_heads, head_dim, tp, kv_bytes)",
-                 _KV_KINDS, unit="B", rtol=1e-6, variants=_vary_kv_code,
+                 _KV_KINDS, unit="B", rtol=1e-6, variants=seed_variant,
                  doc="a function returning the bytes of one token's KV cache held by one GPU of a TP group, from "
                      "the layers, query heads, KV heads, head size, TP degree and bytes per element")
 def _srv_ex_code(seed=0):

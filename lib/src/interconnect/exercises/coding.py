@@ -56,6 +56,11 @@ def _arg(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
+def seed_variant(rng):
+    """Per-student seed of the extra cases: a coding exercise's ``variants=`` (its cases are drawn from it)."""
+    return {"seed": int(rng.integers(1, 2**31))}
+
+
 def case(kind, args, value=None, unit="1", mistakes=None, rtol=None, raises=False):
     """A :class:`Case`, dropping the mistakes that give the right result here (within 3 rtol).
 
