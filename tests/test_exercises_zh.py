@@ -129,6 +129,16 @@ def test_every_diagnosed_mistake_is_in_chinese():
                          + "\n".join(f"  {c}: {m!r}" for c, ms in missing.items() for m in ms))
 
 
+def _variant_targets():
+    """Every per-student variant's targets, exercise by exercise, computed as they are asked for
+    (the book's own numbers are TARGETS)."""
+    for label in exercises.labels():
+        ex = exercises._get(label)
+        if ex.variants is not None:
+            for i in range(exercises.N_VARIANTS):
+                yield from exercises._targets(ex, str(i)).values()
+
+
 def test_every_translated_mistake_is_one_a_checker_gives():
     # a mistake reworded in English leaves its old translation behind: this finds it
     numeric = {d for _, targets in TARGETS.values() for t in targets.values() if not t.a.is_choice
@@ -137,15 +147,11 @@ def test_every_translated_mistake_is_one_a_checker_gives():
     numeric |= {d for label in exercises.coding_labels() for c in exercises._cases(exercises._get(label))
                 if not c.raises for d in c.answer.mistakes}
     stale = set(messages_zh.MISTAKES) - numeric
-    # a mistake that only some students' numbers give (a variant of the exercise)
-    for label in exercises.labels():
+    for t in _variant_targets():   # a mistake that only some students' numbers give
         if not stale:
             break
-        ex = exercises._get(label)
-        if ex.variants is None:
-            continue
-        for i in range(exercises.N_VARIANTS):
-            stale -= {d for t in exercises._targets(ex, str(i)).values() if not t.a.is_choice for d in t.a.mistakes}
+        if not t.a.is_choice:
+            stale -= set(t.a.mistakes)
     stale = sorted(stale)
     assert not stale, f"{len(stale)} translated mistake(s) no checker gives: {stale[:5]}"
     choices = {w for _, targets in TARGETS.values() for t in targets.values() if t.a.is_choice
@@ -157,13 +163,11 @@ def test_every_translated_mistake_is_one_a_checker_gives():
     from interconnect.exercises import _planning, design
     parts |= {w for _, w in _planning.RULE_WORDS} | {design.TOO_COSTLY}
     stale = set(_choices_zh.WHY) - parts
-    for label in exercises.labels():   # explanations that only some students' numbers give
-        ex = exercises._get(label)
-        if not stale or ex.variants is None:
-            continue
-        for i in range(exercises.N_VARIANTS):
-            stale -= {p for t in exercises._targets(ex, str(i)).values() if t.a.is_choice
-                      for w in t.a.mistakes.values() for p in [w, *w.split("; ")]}
+    for t in _variant_targets():   # explanations that only some students' numbers give
+        if not stale:
+            break
+        if t.a.is_choice:
+            stale -= {p for w in t.a.mistakes.values() for p in [w, *w.split("; ")]}
     stale = sorted(stale)
     assert not stale, f"{len(stale)} translated choice explanation(s) no checker gives: {stale[:5]}"
     unused = [p for p, _ in _choices_zh.PATTERNS if not any(re.fullmatch(p, w) for w in choices)]

@@ -78,11 +78,7 @@ def mistake_text(desc, lang="en"):
     for name, (_, text) in GENERIC_MISTAKES.items():
         if text == desc and name in GENERIC:
             return GENERIC[name]
-    parts = desc.split("; ")
-    if desc in MISTAKES or len(parts) == 1 or not all(d in MISTAKES for d in parts):
-        return MISTAKES.get(desc, desc)
-    # a design task's several violated constraints, each translated (interconnect.exercises.design)
-    return "；".join(MISTAKES[d] for d in parts)
+    return MISTAKES.get(desc, desc)
 
 
 def shown_text(shown, lang="en"):

@@ -193,20 +193,17 @@ def trtllm_bench_limits(model, machine, tp, prompt, output, kv_bytes, weight_byt
         raise ValueError(f"tp={tp}: the weights ({weights / 2**30:.1f} GiB) do not fit the group's memory; "
                          "allowed: a larger tp")
     raw = min(fraction * free / (per_token * (prompt + output)), 4096.0)
-    if raw < 256:
-        batch = max(64, 32 * math.ceil(raw / 32))
-    elif raw < 1024:
-        batch = 128 * math.ceil(raw / 128)
-    else:
-        batch = 256 * math.ceil(raw / 256)
+    batch = _round_up(raw, 64, ((256, 32), (1024, 128), (math.inf, 256)))
     raw_tokens = min(raw * (1.0 + prompt / output), 32768.0)
-    if raw_tokens < 4096:
-        tokens = max(2048, 256 * math.ceil(raw_tokens / 256))
-    elif raw_tokens < 8192:
-        tokens = 512 * math.ceil(raw_tokens / 512)
-    else:
-        tokens = 1024 * math.ceil(raw_tokens / 1024)
+    tokens = _round_up(raw_tokens, 2048, ((4096, 256), (8192, 512), (math.inf, 1024)))
     return int(batch), int(max(tokens, prompt + batch))
+
+
+def _round_up(x, floor, bands):
+    """``x`` rounded up to a multiple of its band's step, at least ``floor``: ``bands`` is
+    ``((upper bound, step), ...)`` in increasing order, as trtllm-bench rounds its limits."""
+    step = next(s for bound, s in bands if x < bound)
+    return max(floor, step * math.ceil(x / step))
 
 
 def trtllm_graph_batches(max_batch_size, max_num_tokens, batch_sizes=PERF_OVERVIEW_GRAPH_BATCHES):
