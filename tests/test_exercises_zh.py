@@ -194,3 +194,14 @@ def test_check_speaks_chinese():
     assert not wrong and "单向与双向" in wrong.message and wrong.mistake == answers.GENERIC_MISTAKES["direction"][1]
     report = exercises.check("primer-ex-busbw", {"better": "16"}, lang="zh")
     assert [bool(v) for v in report] == [False, False, True] and "每一小题都必须作答" in str(report)
+
+
+def test_kinds_of_input_are_spaced_before_chinese():
+    # the coding verdict reads "{kind}时...": a kind ending in a Latin word gets a space first
+    from interconnect.exercises.coding import kind_text
+    from interconnect.exercises.messages_zh import KINDS
+
+    assert kind_text("there are two GPUs", "zh") + "时" == "有两块 GPU 时"
+    for english, chinese in KINDS.items():
+        out = kind_text(english, "zh")
+        assert out.rstrip() == chinese and (out.endswith(" ") == chinese[-1].isascii()), (english, out)

@@ -79,7 +79,9 @@ def kind_text(text, lang="en"):
     """The description of a kind of input in ``lang``."""
     if lang == "zh":
         from .messages_zh import KINDS
-        return KINDS.get(text, text)
+        out = KINDS.get(text, text)
+        # the Chinese templates put 时 right after the kind: a space after a Latin word ("GPU 时")
+        return out + " " if out[-1:].isascii() and out[-1:].isalnum() else out
     return text
 
 
