@@ -44,6 +44,8 @@ def test_each_row_is_predicted_by_its_rule():
     a100, e_a100 = serving.as_machine("dgx-a100"), serving.v05_stream_efficiency("dgx-a100")
     v05 = dataclasses.replace(a100, memory_bandwidth=a100.memory_bandwidth * e_a100 / serving.STREAM_EFFICIENCY)
     assert serving.stream_bandwidth(v05) == pytest.approx(a100.memory_bandwidth * e_a100)
+    assert serving.engine_machine(ft.row) == v05
+    assert serving.engine_machine(PUBLISHED[0]) == serving.as_machine("dgx-h200")
     assert ft.predicted == pytest.approx(serving.prefill_time(models.get("llama2-7b"), v05, 128).total)
     # a TP first-token row: the prefill with NCCL's AllReduce, slower than with the custom kernels
     ft = next(v for v in TABLE if v.row.mode == "first-token" and v.row.machine == "dgx-h100" and v.row.tp == 4
@@ -112,6 +114,8 @@ def test_summary():
         serving.validation_summary("online")
     with pytest.raises(ValueError, match=r"row=3 is not allowed; allowed: a PublishedServing"):
         serving.predict(3)
+    with pytest.raises(ValueError, match=r"row=3 is not allowed; allowed: a PublishedServing"):
+        serving.engine_machine(3)
 
 
 def test_rows_record_how_the_engine_ran():

@@ -45,7 +45,7 @@ from .published import PUBLISHED, PublishedServing
 
 __all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET", "reserve_rate_bound",
            "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
-           "GPTJ_6B", "v05_stream_efficiency"]
+           "GPTJ_6B", "v05_stream_efficiency", "engine_machine"]
 
 #: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
 #: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
@@ -112,16 +112,37 @@ def v05_stream_efficiency(machine):
     return per_token * rate / as_machine(machine).memory_bandwidth
 
 
-def _engine_machine(row, cl):
-    """The machine as the row's engine ran it: TensorRT-LLM v0.5's streaming fraction in place of
-    :data:`~interconnect.serving.STREAM_EFFICIENCY` (through the HBM bandwidth, which only the
-    streaming terms read)."""
-    if row.engine != "trtllm-v0.5":
-        return cl
+def engine_machine(row):
+    """The machine of ``row`` as its engine ran it: for ``engine="trtllm-v0.5"`` its streaming kernels at
+    :func:`v05_stream_efficiency` of the HBM bandwidth in place of
+    :data:`~interconnect.serving.STREAM_EFFICIENCY` (through ``memory_bandwidth``, which only the
+    streaming terms of the step models read); the machine preset as it is otherwise.
+
+    Parameters
+    ----------
+    row : PublishedServing
+
+    Returns
+    -------
+    Cluster
+
+    Examples
+    --------
+    >>> from interconnect.serving import stream_bandwidth
+    >>> from interconnect.serving.published import PUBLISHED
+    >>> r = next(r for r in PUBLISHED if r.mode == "first-token" and r.machine == "dgx-h100")
+    >>> round(stream_bandwidth(r.machine) / 1e12, 2), round(stream_bandwidth(engine_machine(r)) / 1e12, 2)
+    (2.3, 1.12)
+    """
     import dataclasses
 
-    from .steps import STREAM_EFFICIENCY
+    from .steps import STREAM_EFFICIENCY, as_machine
 
+    if not isinstance(row, PublishedServing):
+        raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
+    cl = as_machine(row.machine)
+    if row.engine != "trtllm-v0.5":
+        return cl
     return dataclasses.replace(cl, memory_bandwidth=cl.memory_bandwidth * v05_stream_efficiency(row.machine)
                                / STREAM_EFFICIENCY)
 
@@ -371,7 +392,7 @@ def predict(row):
                                 graph_batches=graphs, batch_limit=limit) * row.output
     if row.mode == "static":
         return _static(row, cl, model, fp8)
-    return prefill_time(model, _engine_machine(row, cl), row.prompt, tp=row.tp, fp8=fp8, batch=row.batch,
+    return prefill_time(model, engine_machine(row), row.prompt, tp=row.tp, fp8=fp8, batch=row.batch,
                         kv_bytes=row.kv_bytes, algorithm=row.allreduce).total
 
 
