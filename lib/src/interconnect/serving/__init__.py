@@ -77,13 +77,17 @@ from .steps import (
     weights_read,
 )
 from .validation import (
+    GPTJ_6B,
     PERF_OVERVIEW_GRAPH_BATCHES,
     TARGET,
+    V05_GPTJ_BATCH1_RATE,
     ValidationRow,
+    engine_machine,
     predict,
     reserve_rate_bound,
     trtllm_bench_limits,
     trtllm_graph_batches,
+    v05_stream_efficiency,
     validation_summary,
     validation_table,
 )
@@ -97,6 +101,7 @@ __all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_co
            "disaggregated", "DisaggVerdict", "disagg_pays", "prefill_goodput", "decode_goodput", "colocated_goodput",
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
            "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table", "reserve_rate_bound",
-           "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES",
-           "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline", "pcie_h100",
+           "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
+           "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "validation_summary", "ADMISSIONS", "KV_READS",
+           "kv_read_factor", "decode_roofline", "pcie_h100",
            "H100_PCIE"]

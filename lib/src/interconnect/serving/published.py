@@ -44,17 +44,25 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   rows time the whole ``GptSession::generate`` call of ``gptSessionBenchmark``
   (``nvidia-trtllm-gptsessionbenchmark``) at batch 1 and one output token (``--input_output_len
   "<isl>,1"``, no CUDA graphs): the context phase and the sampling of its token, no queueing,
-  no tokenizer, no HTTP.
+  no tokenizer, no HTTP. They ran TensorRT-LLM v0.5 (``engine="trtllm-v0.5"``), whose streaming
+  kernels NVIDIA measured in the same release: GPT-J 6B at batch 1 decodes 185 tokens/s on H100
+  in FP8 and 111 on A100 in FP16 (``nvidia-trtllm-h100-vs-a100``, TensorRT-LLM v0.5.0 and
+  TensorRT 9.1), so they are predicted with the HBM fraction those rates imply
+  (:func:`~interconnect.serving.v05_stream_efficiency`), not with the DeepGEMM fraction of
+  :data:`~interconnect.serving.STREAM_EFFICIENCY`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PublishedServing", "PUBLISHED", "MODES"]
+__all__ = ["PublishedServing", "PUBLISHED", "MODES", "ENGINES"]
 
 #: How a row was measured, and so what the model predicts for it.
 MODES = ("max-throughput", "static", "first-token")
+
+#: The engines whose settings change a row's prediction (``PublishedServing.engine``).
+ENGINES = ("trtllm-bench", "trtllm-v0.5")
 
 
 @dataclass(frozen=True)
@@ -99,11 +107,13 @@ class PublishedServing:
         :func:`~interconnect.serving.tp_allreduce_time`: ``"auto"`` (custom one-/two-shot kernels
         with an NCCL fallback) or ``"nccl"`` (NCCL only).
     engine : str or None
-        ``"trtllm-bench"``: the row was run by ``trtllm-bench throughput`` without
+        One of :data:`ENGINES` or None. ``"trtllm-bench"``: the row was run by ``trtllm-bench throughput`` without
         ``--max_batch_size``/``--max_num_tokens``, so the engine takes the limits of
         :func:`~interconnect.serving.trtllm_bench_limits`, and (``llm_options.yml`` of
         the v1.0 overview: ``cuda_graph_config: enable_padding: true``) pads decode-only batches
         up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`.
+        ``"trtllm-v0.5"``: the row was run by TensorRT-LLM v0.5, whose streaming kernels reach the
+        fraction of the HBM bandwidth of :func:`~interconnect.serving.v05_stream_efficiency`.
         None: neither.
     """
 
@@ -152,7 +162,7 @@ def _first(model, name, machine, tp, isl, ms):
     where = "Low Latency, " + ("H100 GPUs (FP8)" if fp8 else "A100 GPUs (FP16)") + ", v0.5"
     return PublishedServing("nvidia-trtllm-performance-2023", where, model, name, machine, tp, "fp8" if fp8 else "fp16",
                             1.0 if fp8 else 2.0, isl, 1, 1, "first-token", "ttft_s", ms * 1e-3,
-                            allreduce="nccl")
+                            allreduce="nccl", engine="trtllm-v0.5")
 
 
 #: Every published row, in source order.

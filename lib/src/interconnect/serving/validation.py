@@ -18,7 +18,12 @@ these rows. How a row is predicted depends on how it was measured:
   :func:`~interconnect.serving.decode_step_time` at its context, its KV read multiplied by
   :func:`~interconnect.serving.kv_read_factor` of the row's decode kernel (``kv_reads``);
 * ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch (``gptSessionBenchmark``
-  timed the prefill and the sampling of its one token at batch 1: no queue, no server).
+  timed the prefill and the sampling of its one token at batch 1: no queue, no server). These rows
+  ran TensorRT-LLM v0.5 (``engine="trtllm-v0.5"``), and every HBM stream of their prefill (weights,
+  cache writes, element-wise kernels) runs at :func:`v05_stream_efficiency` of the HBM bandwidth, the
+  fraction NVIDIA's own batch-1 decode rates of GPT-J 6B on that release imply, in place of
+  :data:`~interconnect.serving.STREAM_EFFICIENCY`: one measured constant per GPU generation, taken
+  from GPT-J rows that are not in the table, so every Llama row is held out.
 
 Every prediction prices the tensor-parallel AllReduces with the row's ``allreduce``
 (:func:`~interconnect.serving.tp_allreduce_time`): ``"auto"`` for engines with custom one- and
@@ -39,7 +44,8 @@ import numpy as np
 from .published import PUBLISHED, PublishedServing
 
 __all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET", "reserve_rate_bound",
-           "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES"]
+           "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
+           "GPTJ_6B", "v05_stream_efficiency", "engine_machine"]
 
 #: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
 #: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
@@ -47,6 +53,98 @@ PERF_OVERVIEW_GRAPH_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024,
 
 #: The error the issue asks for, as a fraction.
 TARGET = 0.15
+
+#: GPT-J 6B decoded at batch 1 after a 128-token prompt by TensorRT-LLM v0.5.0 with TensorRT 9.1:
+#: ``(output tokens per second, weight precision)`` on one SXM 80GB GPU of each machine, NVIDIA's
+#: "H100 has 4.6x A100 Performance in TensorRT-LLM" (``nvidia-trtllm-h100-vs-a100``, table "Max
+#: Throughput & Min Latency", rows of batch size 1): 185 on H100 in FP8, 111 on A100 in FP16.
+V05_GPTJ_BATCH1_RATE = {"dgx-h100": (185.0, "fp8"), "dgx-a100": (111.0, "fp16")}
+
+#: GPT-J 6B (``wang2021gptj``): layers, model width, MLP width (GELU, not gated) and vocabulary as
+#: padded in the checkpoint; 6,053,381,344 parameters.
+GPTJ_6B = {"layers": 28, "hidden": 4096, "d_ff": 16384, "vocab": 50400}
+
+
+def v05_stream_efficiency(machine):
+    """Fraction of the HBM bandwidth TensorRT-LLM v0.5's kernels stream at on ``machine``'s GPU.
+
+    A decode step at batch 1 reads every weight once and little else (the cache of a few hundred
+    tokens is under 1 % of the weights), so the batch-1 rate of :data:`V05_GPTJ_BATCH1_RATE`
+    measures the weight stream: ``bytes per token x rate / memory_bandwidth``. The bytes are the
+    transformer blocks' linear weights, ``layers (4 h^2 + 2 h f)`` at the rate's precision (1 byte
+    in FP8), and the output projection, ``h V`` at 2 bytes (an assumption: TensorRT-LLM's FP8 recipe
+    quantises the linear layers inside the transformer blocks; with an FP8 output projection the H100
+    fraction would be 3 % lower). Everything else the step does (the element-wise kernels of one
+    token, launching its kernels without CUDA graphs, sampling) is counted as part of the stream,
+    so the fraction is a lower bound on the bandwidth of the GEMMs alone. The rate is taken over
+    the whole generation, its first token included (at most 1.5 % of the time for 20 or more output
+    tokens; the source does not give the output length).
+
+    One number per GPU generation, measured on GPT-J, a model of none of the validation rows: it
+    replaces :data:`~interconnect.serving.STREAM_EFFICIENCY` (DeepGEMM's 2025 kernels) for the rows
+    TensorRT-LLM v0.5 ran (``engine="trtllm-v0.5"``).
+
+    Parameters
+    ----------
+    machine : str
+        A machine of :data:`V05_GPTJ_BATCH1_RATE`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    A third of an H100's HBM bandwidth in FP8, against 69 % for the streaming kernels of
+    :func:`~interconnect.serving.stream_bandwidth`; on A100 in FP16 nearly as much:
+
+    >>> round(v05_stream_efficiency("dgx-h100"), 3), round(v05_stream_efficiency("dgx-a100"), 3)
+    (0.334, 0.636)
+    """
+    from .._validate import choice
+    from .steps import as_machine
+
+    machine = choice("machine", machine, list(V05_GPTJ_BATCH1_RATE))
+    rate, precision = V05_GPTJ_BATCH1_RATE[machine]
+    g = GPTJ_6B
+    blocks = g["layers"] * (4 * g["hidden"] ** 2 + 2 * g["hidden"] * g["d_ff"])
+    per_token = blocks * (1.0 if precision == "fp8" else 2.0) + 2.0 * g["hidden"] * g["vocab"]
+    return per_token * rate / as_machine(machine).memory_bandwidth
+
+
+def engine_machine(row):
+    """The machine of ``row`` as its engine ran it: for ``engine="trtllm-v0.5"`` its streaming kernels at
+    :func:`v05_stream_efficiency` of the HBM bandwidth in place of
+    :data:`~interconnect.serving.STREAM_EFFICIENCY` (through ``memory_bandwidth``, which only the
+    streaming terms of the step models read); the machine preset as it is otherwise.
+
+    Parameters
+    ----------
+    row : PublishedServing
+
+    Returns
+    -------
+    Cluster
+
+    Examples
+    --------
+    >>> from interconnect.serving import stream_bandwidth
+    >>> from interconnect.serving.published import PUBLISHED
+    >>> r = next(r for r in PUBLISHED if r.mode == "first-token" and r.machine == "dgx-h100")
+    >>> round(stream_bandwidth(r.machine) / 1e12, 2), round(stream_bandwidth(engine_machine(r)) / 1e12, 2)
+    (2.3, 1.12)
+    """
+    import dataclasses
+
+    from .steps import STREAM_EFFICIENCY, as_machine
+
+    if not isinstance(row, PublishedServing):
+        raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
+    cl = as_machine(row.machine)
+    if row.engine != "trtllm-v0.5":
+        return cl
+    return dataclasses.replace(cl, memory_bandwidth=cl.memory_bandwidth * v05_stream_efficiency(row.machine)
+                               / STREAM_EFFICIENCY)
 
 
 @dataclass(frozen=True)
@@ -294,8 +392,8 @@ def predict(row):
                                 graph_batches=graphs, batch_limit=limit) * row.output
     if row.mode == "static":
         return _static(row, cl, model, fp8)
-    return prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
-                        algorithm=row.allreduce).total
+    return prefill_time(model, engine_machine(row), row.prompt, tp=row.tp, fp8=fp8, batch=row.batch,
+                        kv_bytes=row.kv_bytes, algorithm=row.allreduce).total
 
 
 @lru_cache(maxsize=1)
@@ -310,7 +408,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 60)
+    (76, 63)
     """
     out = []
     for row in PUBLISHED:
