@@ -59,6 +59,11 @@ or 32 KiB chunks costs 1.2-1.6 loop times (2 to 4 MiB, 8 to 32 MiB) and of 64 Ki
 1.0 (64 MiB to 512 MiB): about 4 us per small-chunk loop beyond its bytes, hidden at 64
 KiB, a per-step cost that the source does not quantify (the kernel's cross-rank polling and
 fences). Charging it would need a fitted constant, so the 2 MiB point is left as the one miss.
+The rest of the path at 2 MiB was checked against 2.30.7's source: NCCL does pick NVLS
+there (its estimate 32.7 us against 41.0 for ring/LL); its symmetric kernels and buffer
+registration, which would take another path, do not apply under nccl-tests' defaults
+(``-R 0``, no CUDA graph); ``nvlsChannels`` is 16 on sm90 whatever the size; and
+``calcCollChunking`` gives 16 KiB chunks, one loop per channel.
 
 Examples
 --------
@@ -457,15 +462,25 @@ def nccl_predict(op, nbytes, nranks, nnodes=1, machine="dgx-h100", algorithm=Non
       channels (16 on Hopper, 24 on Blackwell) that share the table's bandwidth. Each
       channel cuts its ``n / channels`` bytes into loops of ``nHeads`` chunks (128 KiB,
       halved to 64, 32 or 16 KiB for smaller messages) and passes every loop through the
-      kernel's three stages (scatter into the NVLS buffer, reduce and multicast in the
-      switch, gather out), so a channel takes ``(loops + 2)`` loop times rather than
-      ``loops``: ``time = latency + (per_channel + 2 x min(loop, per_channel)) / bw_channel``.
-      At 16 MiB on 8 H100 that is 4 loops of 256 KiB plus 2 of fill, which is why the
-      middle of the range is slower than NCCL's estimate.
+      kernel's three stages, which run one after another within a loop and overlap only
+      across loops (``prims_simple.h``; eight loop slots, ``nvls.cc``): scatter copies the
+      loop into the rank's own buffer, mapped into the multicast group; each head's reduce
+      waits until every rank has scattered (polling their counters through the switch) and
+      reduces and multicasts its chunk; gather waits for every head and copies out. The
+      model charges the fill and drain as two more loop times at the channel's rate, so a
+      channel takes ``(loops + 2)`` loop times rather than ``loops``:
+      ``time = latency + (per_channel + 2 x min(loop, per_channel)) / bw_channel``.
+      The scatter and gather copies stay in the rank's own memory, so these two loop times
+      are not their link time: they stand for the cross-switch waits and fences of each
+      stage, whose cost the source does not state. The pipeline's shape is the kernel's;
+      its stage time is the model's assumption. At 16 MiB on 8 H100 that is 4 loops of
+      256 KiB plus 2 of fill, which is why the middle of the range is slower than NCCL's
+      estimate.
 
     Everything else (PAT, CollNet, NVLS across nodes, NVLS-tree, NVLS for AllGather and
     ReduceScatter) keeps NCCL's estimate. There is no fitted constant: the thresholds,
-    thread counts, channel counts, chunk sizes and the three stages are NCCL's.
+    thread counts, channel counts, chunk sizes and the three stages are NCCL's; the one
+    assumption is the NVLS stage time above.
 
     Parameters
     ----------
