@@ -1162,7 +1162,6 @@ MESSAGES = {
     # viz/explorers/context_parallel.py: ring_step_explorer
     "Log-log chart of one ring-attention step's attention time and K, V transfer time against tokens per GPU for {model}, cp = {cp:g}, ranks {where}, forward pass; bars compare the two times at {c:g} tokens per GPU.": "双对数图：{model}、cp = {cp:g}、rank {where}、前向传播时，环形注意力一步的注意力计算时间和 K、V 传输时间随每 GPU token 数的变化；柱状图比较每 GPU {c:g} 个 token 时的这两个时间。",
     "Log-log chart of one ring-attention step's attention time and K, V transfer time against tokens per GPU for {model}, cp = {cp:g}, ranks {where}, backward pass; bars compare the two times at {c:g} tokens per GPU.": "双对数图：{model}、cp = {cp:g}、rank {where}、反向传播时，环形注意力一步的注意力计算时间和 K、V 传输时间随每 GPU token 数的变化；柱状图比较每 GPU {c:g} 个 token 时的这两个时间。",
-    "within a node on NVLink": "在节点内经 NVLink",
     # viz/explorers/data_parallel.py: dp_explorer
     "Efficiency against tokens per GPU for the {model} model on {machine} with {o:g}% overlap, and the split of one step at {t:g} tokens per GPU into compute and exposed communication.": "{model} 模型在 {machine} 上、计算通信重叠 {o:g}% 时的效率随每 GPU token 数的变化，以及每 GPU {t:g} 个 token 时一步拆分为计算和暴露通信的情况。",
     # viz/explorers/distinctions.py: roofline_explorer
