@@ -182,3 +182,71 @@ def test_monospace_and_superscripts_have_every_glyph(zh):
         plots.png_bytes(fig)
     assert ax.texts[0].get_text().startswith("训练")
     plt.close(fig)
+
+
+def _book_explorer_alts():
+    """Every explorer frame's alt text in the committed notebook outputs (English), with its title."""
+    import glob
+    import html
+    import json
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    out = []
+    for path in sorted(glob.glob(str(root / "book" / "**" / "*.ipynb"), recursive=True)):
+        for cell in json.loads(pathlib.Path(path).read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                page = "".join(output.get("data", {}).get("text/html", ""))
+                m = re.search(r'class="ic-explorer-data">(.*?)</script>', page, re.S)
+                if m:
+                    title = html.unescape(re.search(r'ic-explorer-title"><strong>(.*?)</strong>', page).group(1))
+                    out += [(title, alt) for alt in json.loads(m.group(1))["alts"].values()]
+    return out
+
+
+def test_explorer_alt_text_in_chinese(zh):
+    from interconnect.widgets import Explorer, Param
+
+    def make_figure():
+        fig, ax = plt.subplots(figsize=(2.0, 1.5))
+        (line,) = ax.plot([0, 1], [0, 1])
+        return fig, lambda step: line.set_ydata([0, step])
+
+    alt = lambda step: (f"Ring of 4 ranks, each holding 4 chunks, after {step} of 6 steps of a ring AllReduce; "  # noqa: E731
+                        "colours show how many ranks' data each chunk has summed.")
+    ex = Explorer("Ring AllReduce, step by step (4 ranks)", [Param("step", "step", (0, 1, 2), default=0)],
+                  make_figure, alt=alt)
+    frames = ex.frames()
+    assert frames["2"][1] == ("4 个 rank 组成的环，每个 rank 持有 4 个数据块，环形 AllReduce 共 6 步，此时已完成 2 步；"
+                              "颜色表示每个数据块已累加了多少个 rank 的数据。")
+    assert 'alt="4 个 rank 组成的环' in ex.static_html() and 'alt="4 个 rank 组成的环' in ex.fallback_html()
+    # an alt with no Chinese is recorded like any figure text drawn in English (the zh build fails on it)
+    Explorer("Untranslated", [Param("step", "step", (0, 1), default=0)], make_figure,
+             alt=lambda step: f"An alt text nobody translated, frame {step}").frames()
+    assert "An alt text nobody translated, frame 1" in plots.missing_translations()
+
+
+def test_explorer_alt_text_in_english_unchanged():
+    from interconnect.widgets import Explorer, Param
+
+    plots.set_language("en")
+
+    def make_figure():
+        fig, ax = plt.subplots(figsize=(2.0, 1.5))
+        (line,) = ax.plot([0, 1], [0, 1])
+        return fig, lambda step: line.set_ydata([0, step])
+
+    ex = Explorer("Ring", [Param("step", "step", (0, 1), default=0)], make_figure,
+                  alt=lambda step: f"Ring of 4 ranks after {step} of 6 steps of a ring AllReduce; colours show sums.")
+    assert ex.frames()["1"][1] == "Ring of 4 ranks after 1 of 6 steps of a ring AllReduce; colours show sums."
+
+
+def test_every_explorer_alt_of_the_book_has_chinese(zh):
+    """The alt text of every frame the chapters' explorers show (their committed outputs) translates
+    with ``plots_zh.MESSAGES``: no English word left (``plots.english_words``)."""
+    alts = _book_explorer_alts()
+    assert len({title for title, _ in alts}) >= 20 and len(alts) >= 300   # the book's explorers were found
+    left = sorted({alt for title, alt in alts if plots.english_words(plots.translate_text(alt, title))})
+    assert not left, f"{len(left)} explorer alt text(s) with no Chinese template (plots_zh.MESSAGES):\n" + "\n".join(
+        f"  {a!r}" for a in left[:20])

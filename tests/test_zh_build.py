@@ -4,7 +4,9 @@
 * the Chinese pages say ``lang="zh-CN"``;
 * the translated pages (``i18n.COMPLETE``) have no English paragraph left: every ``<p>`` of
   the article holds Chinese, or nothing but code, numbers and names;
-* a glued number is the same in both editions.
+* a glued number is the same in both editions;
+* every figure's alt text (a notebook figure's, from its page's catalog; an explorer frame's,
+  from ``interconnect.plots_zh``) is Chinese.
 
 Skipped where the Chinese edition is not built; ``make zh`` sets I18N_REQUIRED=1 so that a
 missing build fails instead.
@@ -23,6 +25,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import i18n  # noqa: E402
+
+from interconnect.plots import english_words  # noqa: E402
 
 EN = ROOT / "_build" / "html"
 ZH = i18n.HTML_ZH
@@ -181,3 +185,53 @@ def test_figures_have_every_glyph():
     """No Chinese figure fell back to a font without the glyph (matplotlib warns on stderr: tofu)."""
     bad = [rel for rel in _pages(ZH) if "UserWarning: Glyph" in (ZH / rel).read_text(encoding="utf-8")]
     assert not bad, f"figures drawn with missing glyphs (tofu) on: {bad}"
+
+
+_IMG = re.compile(r"<img\b[^>]*>")
+_ALT = re.compile(r'\salt="([^"]*)"')
+_EXPLORER_DATA = re.compile(r'<script type="application/json" class="ic-explorer-data">(.*?)</script>', re.S)
+
+
+def _alt_texts(text):
+    """The alt texts of a page's article: every ``<img alt>`` (figures, explorers' default frames)
+    and every frame's alt in an explorer's JSON payload (shown when a slider moves)."""
+    import html
+    import json
+
+    article = _article(text)
+    out = []
+    for img in _IMG.findall(article):
+        m = _ALT.search(img)
+        if m and m.group(1).strip():
+            out.append(html.unescape(m.group(1)))
+    for payload in _EXPLORER_DATA.findall(article):
+        out += list(json.loads(payload.replace("<\\/", "</")).get("alts", {}).values())
+    return out
+
+
+def test_alt_text_reader():
+    page = ('<p>x</p><article class="bd-article"><img src="a.png" alt="左图：单向 450 GB/s" class="x">'
+            '<img src="b.png" alt=""><img alt="Two panels &amp; a table">'
+            '<script type="application/json" class="ic-explorer-data">{"frames": {}, '
+            '"alts": {"0": "Ring of 4 ranks", "1": "4 个 rank 组成的环"}}</script></article>')
+    assert _alt_texts(page) == ["左图：单向 450 GB/s", "Two panels & a table", "Ring of 4 ranks", "4 个 rank 组成的环"]
+    assert [a for a in _alt_texts(page) if english_words(a)] == ["Two panels & a table", "Ring of 4 ranks"]
+
+
+def test_alt_text_is_chinese():
+    """A screen reader reads the Chinese edition's figures in Chinese: a notebook figure's alt text
+    (``mystnb.image.alt``) comes from its page's catalog (``tools/i18n.py`` extracts it: the gettext
+    builder renders the image, not its text/plain), an explorer frame's from ``plots_zh.MESSAGES``
+    (``widgets.Explorer._alt``). An alt with an English word (``plots.english_words``) fails."""
+    seen, images, bad = 0, 0, []
+    for rel in _pages(ZH):
+        text = (ZH / rel).read_text(encoding="utf-8")
+        images += sum(1 for img in _IMG.findall(_article(text)) if (m := _ALT.search(img)) and m.group(1).strip())
+        for alt in _alt_texts(text):
+            seen += 1
+            if english_words(alt):
+                bad.append(f"  {rel}: {alt[:100]!r} ({', '.join(english_words(alt)[:5])})")
+    # the book has 83 notebook figures with alt text and 26 explorers of several frames each (109
+    # images with alt, 722 alts in all when this test was written)
+    assert images >= 100 and seen >= 300, f"only {images} images with alt, {seen} alts in {ZH}: is the build complete?"
+    assert not bad, f"{len(bad)} alt text(s) with English words in the Chinese edition:\n" + "\n".join(bad[:40])

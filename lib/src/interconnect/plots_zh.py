@@ -28,7 +28,7 @@ ALLOWED_WORDS = frozenset("""
     nccl-tests xGMI Scatter Gather Rabenseifner GPipe PipeDream PipeDream-Flush ZeRO Ulysses NeMo DirectX
     Vulkan Voodoo RTX GBd bit netsim DeepSpeed FSDP HSDP Megatron-LM Gemma Nemotron Kimi Grok Claude
     fps rings Pro token top Zipf dgx Korthikanti Narayanan Young Daly Megatron-Core Adam logits DualPipe StepTime tokens zero oneshot twoshot nvls images kernel PyTorch DDP LLM TensorRT-LLM tok ib-ndr eth-100g Jupyter ipywidgets
-    rank ranks busbw algbw MFU HFU SLI CrossFire Voodoo AGP ISA VESA DMA RDMA
+    rank ranks busbw algbw MFU HFU SLI CrossFire Voodoo AGP ISA VESA DMA RDMA GeLU
     """.split())
 
 MESSAGES = {
@@ -1151,5 +1151,71 @@ MESSAGES = {
     "ZeRO-{n0:g}: optimizer states": "ZeRO-{n0:g}：优化器状态",
     "ZeRO-{n0:g}: + gradients": "ZeRO-{n0:g}：+ 梯度",
     "ZeRO-{n0:g}: + weights": "ZeRO-{n0:g}：+ 权重",
+    # --- interconnect.widgets.Explorer: the frames' alt text (one template per explorer's alt) ---
+    # viz/explorers/applications.py: decode_explorer
+    "Decode time per token of Llama 2 {model} at batch {batch:g} and context {context:g} against tensor-parallel degree 1 to 8: on NVLink 4 it goes from {a} to {b}, on {pcie} from {c} to {d}; the model fits at t = {fit}.": "Llama 2 {model} 在批量 {batch:g}、上下文 {context:g} 下每个 token 的解码时间随张量并行度（1 到 8）的变化：NVLink 4 上从 {a} 变为 {b}，{pcie} 上从 {c} 变为 {d}；模型在 t = {fit} 时放得下。",
+    "Decode time per token of Llama 2 {model} at batch {batch:g} and context {context:g} against tensor-parallel degree 1 to 8: on NVLink 4 it goes from {a} to {b}, on {pcie} from {c} to {d}; the model fits at t = none.": "Llama 2 {model} 在批量 {batch:g}、上下文 {context:g} 下每个 token 的解码时间随张量并行度（1 到 8）的变化：NVLink 4 上从 {a} 变为 {b}，{pcie} 上从 {c} 变为 {d}；模型在任何 t 下都放不下。",
+    # viz/explorers/collectives.py: allreduce_explorer, ring_allreduce_animation, multinode_allreduce_explorer
+    "Log-log plot of AllReduce time against message size from 1 byte to 4 GiB for p = {p:g} GPUs on {link} with latency {lat}: the fastest algorithm is {a} at 1 byte and {b} at 4 GiB.": "双对数图：p = {p:g} 块 GPU、{link}、延迟 {lat} 时 AllReduce 耗时随消息大小（1 字节到 4 GiB）的变化：1 字节时最快的算法是{a}，4 GiB 时是{b}。",
+    "Ring of {p:g} ranks, each holding {q:g} chunks, after {s:g} of {r:g} steps of a ring AllReduce; colours show how many ranks' data each chunk has summed.": "{p:g} 个 rank 组成的环，每个 rank 持有 {q:g} 个数据块，环形 AllReduce 共 {r:g} 步，此时已完成 {s:g} 步；颜色表示每个数据块已累加了多少个 rank 的数据。",
+    "Log-log plot of AllReduce bus bandwidth against message size from 64 KiB to 16 GiB on {n:g} nodes of {g:g} GPUs with {nic} NICs; at 16 GiB the fastest is {best} ({bw}), the phases added reach {bw2}.": "双对数图：{n:g} 个节点、每节点 {g:g} 块 GPU、网卡为 {nic} 时 AllReduce 总线带宽随消息大小（64 KiB 到 16 GiB）的变化；16 GiB 时最快的是{best}（{bw}），各阶段相加可达{bw2}。",
+    # viz/explorers/context_parallel.py: ring_step_explorer
+    "Log-log chart of one ring-attention step's attention time and K, V transfer time against tokens per GPU for {model}, cp = {cp:g}, ranks {where}, forward pass; bars compare the two times at {c:g} tokens per GPU.": "双对数图：{model}、cp = {cp:g}、rank {where}、前向传播时，环形注意力一步的注意力计算时间和 K、V 传输时间随每 GPU token 数的变化；柱状图比较每 GPU {c:g} 个 token 时的这两个时间。",
+    "Log-log chart of one ring-attention step's attention time and K, V transfer time against tokens per GPU for {model}, cp = {cp:g}, ranks {where}, backward pass; bars compare the two times at {c:g} tokens per GPU.": "双对数图：{model}、cp = {cp:g}、rank {where}、反向传播时，环形注意力一步的注意力计算时间和 K、V 传输时间随每 GPU token 数的变化；柱状图比较每 GPU {c:g} 个 token 时的这两个时间。",
+    # viz/explorers/data_parallel.py: dp_explorer
+    "Efficiency against tokens per GPU for the {model} model on {machine} with {o:g}% overlap, and the split of one step at {t:g} tokens per GPU into compute and exposed communication.": "{model} 模型在 {machine} 上、计算通信重叠 {o:g}% 时的效率随每 GPU token 数的变化，以及每 GPU {t:g} 个 token 时一步拆分为计算和暴露通信的情况。",
+    # viz/explorers/distinctions.py: roofline_explorer
+    "Roofline of the {gpu} with its memory roof and the roof of {link} at {bw}; a {tp:g}-way tensor-parallel layer at {i:g} FLOP per byte reaches {pct:g} % of peak.": "{gpu} 的屋顶线，含其显存屋顶和 {link}（{bw}）的屋顶；算术强度为每字节 {i:g} FLOP 的 {tp:g} 路张量并行层达到峰值的 {pct:g} %。",
+    # viz/explorers/expert_parallel.py: ep_explorer
+    "Left: bytes each of the {n:g} GPUs receives in the dispatch at router skew {s:g}, coloured by node, with the mean dashed. Right: simulated dispatch time against skew for EP on one, two and four nodes, with the current point circled.": "左图：路由偏斜为 {s:g} 时，{n:g} 块 GPU 在分发中各自收到的字节数，按节点着色，平均值以虚线表示。右图：专家并行跨一个、两个和四个节点时，仿真的分发时间随偏斜的变化，当前取值以圆圈标出。",
+    # viz/explorers/nvlink.py: nvlink_allreduce_explorer
+    "Log-log plot of AllReduce bus bandwidth against message size from {s0} to {s1} for {n} NVLink machines in their peak models; {machine} is bold, with NCCL's achieved model dashed. At {size} the peak model takes {t} and NCCL achieves {t2}.": "双对数图：{n}台 NVLink 机器在峰值模型下的 AllReduce 总线带宽随消息大小（{s0} 到 {s1}）的变化；{machine} 以粗线表示，NCCL 实际可达模型以虚线表示。{size} 时峰值模型耗时 {t}，NCCL 实际为 {t2}。",
+    "Log-log plot of AllReduce bus bandwidth against message size from {s0} to {s1} for {n} NVLink machines in their peak models; {machine} is bold. At {size} the peak model takes {t}.": "双对数图：{n}台 NVLink 机器在峰值模型下的 AllReduce 总线带宽随消息大小（{s0} 到 {s1}）的变化；{machine} 以粗线表示。{size} 时峰值模型耗时 {t}。",
+    "two": "两", "three": "三", "four": "四", "five": "五", "six": "六", "seven": "七", "eight": "八", "nine": "九",
+    # viz/explorers/operations.py: loader_explorer
+    "Horizontal bars of five stage rates on a log axis; {stage} is the shortest bar and binds, giving {r:g} images/s; the GPUs wait {w:g} % of the time.": "对数轴上五个阶段速率的横向柱状图；{stage}的柱最短，成为瓶颈，吞吐为 {r:g} 张图像/s；GPU 有 {w:g} % 的时间在等待。",
+    # viz/explorers/other_fabrics.py: fabric_allreduce_explorer
+    "Log-log plot of AllReduce bus bandwidth against message size from {s0} to {s1} on {n:g} eight-device systems, three algorithms each; {system} is bold. At {size} its busbw is {a} with one ring, {b} with all rings and {c} direct, against {d} per device.": "双对数图：{n:g} 个八设备系统（各三种算法）上 AllReduce 总线带宽随消息大小（{s0} 到 {s1}）的变化；{system} 以粗线表示。{size} 时其 busbw 单环为{a}，全部环为{b}，直连为{c}，对照每设备{d}。",
+    # viz/explorers/outlook.py: bytes_per_flop_explorer
+    "Two log plots against year. Left: NVLink bandwidth per GPU projected from {b0:g} GB/s in {y0:g} at {g1:g} times a year to {b1:g} GB/s in {y1:g}, with the catalog's NVLink 1 to 5 and the announced NVLink 6 as points. Right: bytes per 1,000 FLOP projected with compute growing {g2:g} times a year, reaching {r:g} in {y1:g}, against {r0:g} for the {gpu}.": "两幅以年份为横轴的对数图。左图：每 GPU 的 NVLink 带宽从 {y0:g} 年的 {b0:g} GB/s 起按每年 {g1:g} 倍外推，到 {y1:g} 年为 {b1:g} GB/s，图中的点为目录中的 NVLink 1 到 5 和已发布的 NVLink 6。右图：算力每年增长 {g2:g} 倍时外推的每 1,000 FLOP 字节数，到 {y1:g} 年为 {r:g}，对照 {gpu} 的 {r0:g}。",
+    # viz/explorers/pcie.py: pcie_tree_explorer
+    "Two bar charts for 8 GPUs on PCIe {gen} x{lanes:g} with {k:g} GPUs per switch: host bandwidth per GPU {bw} when all read at once; {n:g} GB AllReduce {t1} in closed form, {t2} for the interleaved ring.": "两幅柱状图：8 块 GPU 接在 PCIe {gen} x{lanes:g} 上，每个交换芯片下 {k:g} 块 GPU：所有 GPU 同时读取时每 GPU 的主机带宽为{bw}；{n:g} GB AllReduce 闭式解为 {t1}，交错环为 {t2}。",
+    # viz/explorers/physical_links.py: eye_explorer
+    "Two eye diagrams at {r:g} Gb/s with {l:g} dB of loss at NRZ's Nyquist frequency and noise {n:g}: NRZ on the left with one eye, PAM4 on the right with three eyes a third as tall.": "两幅 {r:g} Gb/s 下的眼图，NRZ 奈奎斯特频率处损耗 {l:g} dB，噪声 {n:g}：左为 NRZ，一个眼；右为 PAM4，三个眼，高度各为前者的三分之一。",
+    # viz/explorers/pipeline_parallel.py: pipeline_fill_explorer
+    "Gantt chart of the {kind} schedule with {p:g} stages and {m:g} microbatches, drawn up to time {t:g} forward-pass units.": "{kind} 调度的甘特图，{p:g} 个流水线阶段、{m:g} 个微批次，画到时刻 {t:g}（以前向传播时间为单位）。",
+    # viz/explorers/planning.py: memory_calculator_explorer
+    "Stacked bars of memory per GPU in GiB for {model} on {gpu} on its published layout, ZeRO stage {z:g}, activations '{act}', microbatch {mb:g}: training (parameters, gradients, optimizer states, activations) and inference (weights and KV cache for {b:g} sequences of {c:g} tokens), against a dashed line at the GPU's capacity; a table below gives each part in GiB and GB.": "{model} 在 {gpu} 上按其公开布局、ZeRO-{z:g}、激活值“{act}”、微批次 {mb:g} 时每 GPU 显存（GiB）的堆叠柱状图：训练（参数、梯度、优化器状态、激活值）和推理（权重，以及 {b:g} 条 {c:g} token 序列的 KV 缓存），对照表示 GPU 容量的虚线；下方的表格以 GiB 和 GB 给出各部分。",
+    "Stacked bars of memory per GPU in GiB for {model} on {gpu} on dp={dp:g}, tp={tp:g}, pp={pp:g}, ZeRO stage {z:g}, activations '{act}', microbatch {mb:g}: training (parameters, gradients, optimizer states, activations) and inference (weights and KV cache for {b:g} sequences of {c:g} tokens), against a dashed line at the GPU's capacity; a table below gives each part in GiB and GB.": "{model} 在 {gpu} 上按 dp={dp:g}、tp={tp:g}、pp={pp:g}、ZeRO-{z:g}、激活值“{act}”、微批次 {mb:g} 时每 GPU 显存（GiB）的堆叠柱状图：训练（参数、梯度、优化器状态、激活值）和推理（权重，以及 {b:g} 条 {c:g} token 序列的 KV 缓存），对照表示 GPU 容量的虚线；下方的表格以 GiB 和 GB 给出各部分。",
+    # viz/explorers/protocols.py: mechanism_explorer
+    "Effective bandwidth against message size for {route}, and bars of the time at {size}: {parts}.": "{route} 的有效带宽随消息大小的变化，以及 {size} 时各机制耗时的柱状图：{parts}。",
+    "bounce buffer {t}": "中转缓冲区 {t}",
+    "host staged {t}": "主机中转 {t}",
+    # viz/explorers/rdma_clusters.py: cluster_allreduce_explorer
+    "Two panels against {a:g} to {b:g} servers: AllReduce time and bus bandwidth for {nic} NICs and {o:g}:1 uplinks, hierarchical on rails, hierarchical on top-of-rack leaves, and flat ring.": "两个面板，横轴为 {a:g} 到 {b:g} 台服务器：网卡为 {nic}、上行链路 {o:g}:1 时的 AllReduce 耗时和总线带宽，分别为按轨道分层、按架顶叶交换机分层和扁平环。",
+    # viz/explorers/reliability.py: goodput_explorer
+    "Goodput against checkpoint interval for {n:g} GPUs with job MTBF {m}, checkpoint time {c} and restart {r}: a hump peaking at {g:g} % at Daly's interval of {d}.": "{n:g} 块 GPU、作业 MTBF {m}、检查点耗时 {c}、重启耗时 {r} 时有效吞吐随检查点间隔的变化：一条驼峰形曲线，在 Daly 间隔 {d} 处达到峰值 {g:g} %。",
+    "{t:g} days": "{t:g} 天",
+    "{t:g} min": "{t:g} 分钟",
+    "{t:g} h": "{t:g} 小时",
+    # viz/explorers/rendering.py: frame_time_explorer
+    "Left, {n:g} displayed frame intervals for AFR on {g:g} GPU(s) at {res} with {j:g}% render-time spread, without and with frame pacing; right, a table of mean fps, mean interval, 99th percentile, stutter index, latency and link utilisation over {link}.": "左图：{g:g} 块 GPU 以交替帧渲染在 {res} 下、渲染时间波动 {j:g}% 时显示的 {n:g} 个帧间隔，分别为不做和做帧节奏控制；右图：经 {link} 时的平均 fps、平均帧间隔、第 99 百分位、卡顿指数、延迟和链路利用率表。",
+    # viz/explorers/scale_up.py: nvl72_vs_servers_explorer
+    "Log-log plot of {op} time on 72 GPUs against the message size, 64 KiB to 16 GiB: one GB200 NVL72 rack against nine DGX B200 servers over NDR InfiniBand, flat ring and hierarchical; the {size} point is marked.": "双对数图：72 块 GPU 上 {op} 耗时随消息大小（64 KiB 到 16 GiB）的变化：一个 GB200 NVL72 机柜对比经 NDR InfiniBand 互联的九台 DGX B200 服务器（扁平环与分层算法）；{size} 处的点已标出。",
+    "Log-log plot of {op} time on 72 GPUs against the message size, 64 KiB to 16 GiB: one GB200 NVL72 rack against nine DGX B200 servers over NDR InfiniBand; the {size} point is marked.": "双对数图：72 块 GPU 上 {op} 耗时随消息大小（64 KiB 到 16 GiB）的变化：一个 GB200 NVL72 机柜对比经 NDR InfiniBand 互联的九台 DGX B200 服务器；{size} 处的点已标出。",
+    # viz/explorers/serving.py: batch_explorer, disagg_explorer
+    "Time per output token and throughput per GPU against the decode batch, {model} with {c:g} tokens of context, TP {tp:g}. {parts}.": "每个输出 token 的时间和每 GPU 吞吐量随解码批量的变化：{model}，上下文 {c:g} 个 token，TP {tp:g}。{parts}。",
+    "Time per output token and throughput per GPU against the decode batch, {model} with {c:g} tokens of context, TP {tp:g}, FP8 weights. {parts}.": "每个输出 token 的时间和每 GPU 吞吐量随解码批量的变化：{model}，上下文 {c:g} 个 token，TP {tp:g}，FP8 权重。{parts}。",
+    "{label}: does not fit": "{label}：放不下",
+    "{label}: {t1:g} ms per token at batch 1, {t2:g} ms and {r:g} tokens/s per GPU at batch {b:g}, the largest that fits": "{label}：批量 1 时每 token {t1:g} ms，批量 {b:g}（放得下的最大批量）时每 token {t2:g} ms、每 GPU {r:g} tokens/s",
+    "{label}: {t1:g} µs per token at batch 1, {t2:g} ms and {r:g} tokens/s per GPU at batch {b:g}, the largest that fits": "{label}：批量 1 时每 token {t1:g} µs，批量 {b:g}（放得下的最大批量）时每 token {t2:g} ms、每 GPU {r:g} tokens/s",
+    "Goodput per GPU against the TPOT objective from {x0:g} to {x1:g} ms for {model} on {machine}, {p:g}-token prompts, KV cache over {link}, TTFT objective {ttft:g} s: colocated from {a:g} to {b:g}, disaggregated from {c:g} to {d:g} requests/s per GPU; disaggregation pays at {wins} ms.": "每 GPU 有效吞吐随 TPOT 目标（{x0:g} 到 {x1:g} ms）的变化：{model} 在 {machine} 上，提示 {p:g} 个 token，KV 缓存经 {link} 传输，TTFT 目标 {ttft:g} s：共置从 {a:g} 到 {b:g}，分离式从 {c:g} 到 {d:g}（每 GPU 请求数/s）；TPOT 目标为 {wins} ms 时分离式更划算。",
+    "Goodput per GPU against the TPOT objective from {x0:g} to {x1:g} ms for {model} on {machine}, {p:g}-token prompts, KV cache over {link}, TTFT objective {ttft:g} s: colocated from {a:g} to {b:g}, disaggregated from {c:g} to {d:g} requests/s per GPU; disaggregation pays at none of them ms.": "每 GPU 有效吞吐随 TPOT 目标（{x0:g} 到 {x1:g} ms）的变化：{model} 在 {machine} 上，提示 {p:g} 个 token，KV 缓存经 {link} 传输，TTFT 目标 {ttft:g} s：共置从 {a:g} 到 {b:g}，分离式从 {c:g} 到 {d:g}（每 GPU 请求数/s）；在这些 TPOT 目标下分离式都不划算。",
+    # viz/explorers/tensor_parallel.py: tp_explorer
+    "Left: one layer of {model} split into compute and tensor-parallel communication for t = {t:g} over {link}, microbatch {mb:g}. Right: MFU against t from {a:g} to {b:g} over {link}.": "左图：t = {t:g}、经 {link}、微批次 {mb:g} 时 {model} 的一层拆分为计算和张量并行通信。右图：经 {link} 时 MFU 随 t（{a:g} 到 {b:g}）的变化。",
+    # viz/explorers/three_walls.py: dp_scaling_explorer
+    "Speedup against number of GPUs for a {s:g}B model with {c} of compute per step over {link} ({bw:g} GB/s per direction), {lat} latency; and the split of one step on {p:g} GPUs.": "{s:g}B 模型的加速比随 GPU 数的变化：每步计算 {c}，经 {link}（单向 {bw:g} GB/s），延迟 {lat}；以及 {p:g} 块 GPU 上一步的拆分。",
+    # viz/explorers/topology.py: topology_load_explorer
+    "The {topo} topology drawn with each link coloured by its utilisation during a {coll} of {size}; the busiest link is {a} to {b}. Simulated time {t1} against {t2} from the closed form.": "{topo} 拓扑图，每条链路按 {size} {coll} 期间的利用率着色；最繁忙的链路是 {a} 到 {b}。仿真耗时 {t1}，闭式解为 {t2}。",
     # <<< end of the chapters' figure texts
 }

@@ -202,7 +202,9 @@ class Explorer:
         return {p.name: p.default for p in self.params}
 
     def _alt(self, values):
-        return self.alt(**values) if callable(self.alt) else (self.alt or self.title)
+        """The frame's alt text in the figures' language (``plots.translate_text``; unchanged in English)."""
+        alt = self.alt(**values) if callable(self.alt) else (self.alt or self.title)
+        return translate_text(alt, self.title)
 
     def _readout(self, values):
         if callable(self.readout):
