@@ -109,6 +109,21 @@ def test_templates_with_specs_and_repeated_fields(zh, monkeypatch):
         plots._STATE.pop("templates", None)
 
 
+def test_no_space_is_left_between_two_han_characters(zh, monkeypatch):
+    # a field filled with Chinese before Chinese text ("{t} 时" with t = "10 分钟"): no space
+    # between the Han characters; spaces beside numbers and Latin words stay
+    table = dict(plots_zh.MESSAGES)
+    table["after {t:g} min"] = "{t:g} 分钟 后"
+    monkeypatch.setattr(plots_zh, "MESSAGES", table)
+    monkeypatch.setitem(plots._STATE, "cache", {})
+    plots._STATE.pop("templates", None)
+    try:
+        assert plots.translate_text("after 10 min") == "10 分钟后"
+        assert plots.translate_text("8 GPUs") == "8 块 GPU"
+    finally:
+        plots._STATE.pop("templates", None)
+
+
 def test_multi_line_and_readout_parts_are_translated_part_by_part(zh):
     assert plots.translate_text("AllReduce time\ntime") == "AllReduce 耗时\n时间"
     assert plots.translate_text("compute · time") == "计算 · 时间"

@@ -107,6 +107,7 @@ def missing_translations():
 
 
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+_HAN_SPACE = re.compile(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[-'][A-Za-z0-9_]+)*")
 _MATH = re.compile(r"\$[^$]*\$")
 #: English words of one or two letters that a label in English always has some of
@@ -238,6 +239,8 @@ def translate_text(text, where=None):
         out = cache[text]
     else:
         out = text if _CJK.search(text) else _translate(text)   # Chinese already: left as it is
+        # a field filled in before Chinese text leaves a space between two Han characters
+        out = _HAN_SPACE.sub("", out)
         cache[text] = out
     if english_words(out):
         _record_missing(out, where, source=text)
