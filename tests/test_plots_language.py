@@ -94,34 +94,31 @@ def test_template_matches_a_formatted_text(zh):
     assert plots.translate_text(text) == "计算 1.2 s，AllReduce 0.3 s\n效率 80 %，加速比 6.4×"
 
 
-def test_templates_with_specs_and_repeated_fields(zh, monkeypatch):
+@pytest.fixture
+def extra_messages(zh, monkeypatch):
+    """Add entries to the Chinese table for one test (its compiled templates rebuilt around it)."""
     table = dict(plots_zh.MESSAGES)
-    table["{n:d} GPUs at {bw:.1f} GB/s"] = "{n:d} 块 GPU，{bw:.1f} GB/s"
-    table["{a} vs {a}"] = "{a} 对 {a}"
     monkeypatch.setattr(plots_zh, "MESSAGES", table)
     monkeypatch.setitem(plots._STATE, "cache", {})
     plots._STATE.pop("templates", None)
-    try:
-        assert plots.translate_text("8 GPUs at 450.0 GB/s") == "8 块 GPU，450.0 GB/s"
-        assert plots.translate_text("x vs x") == "x 对 x"
-        assert plots.translate_text("x vs y") == "x vs y"   # a repeated field must repeat its value
-    finally:
-        plots._STATE.pop("templates", None)
-
-
-def test_no_space_is_left_between_two_han_characters(zh, monkeypatch):
-    # a field filled with Chinese before Chinese text ("{t} 时" with t = "10 分钟"): no space
-    # between the Han characters; spaces beside numbers and Latin words stay
-    table = dict(plots_zh.MESSAGES)
-    table["after {t:g} min"] = "{t:g} 分钟 后"
-    monkeypatch.setattr(plots_zh, "MESSAGES", table)
-    monkeypatch.setitem(plots._STATE, "cache", {})
+    yield table
     plots._STATE.pop("templates", None)
-    try:
-        assert plots.translate_text("after 10 min") == "10 分钟后"
-        assert plots.translate_text("8 GPUs") == "8 块 GPU"
-    finally:
-        plots._STATE.pop("templates", None)
+
+
+def test_templates_with_specs_and_repeated_fields(extra_messages):
+    extra_messages["{n:d} GPUs at {bw:.1f} GB/s"] = "{n:d} 块 GPU，{bw:.1f} GB/s"
+    extra_messages["{a} vs {a}"] = "{a} 对 {a}"
+    assert plots.translate_text("8 GPUs at 450.0 GB/s") == "8 块 GPU，450.0 GB/s"
+    assert plots.translate_text("x vs x") == "x 对 x"
+    assert plots.translate_text("x vs y") == "x vs y"   # a repeated field must repeat its value
+
+
+def test_no_space_is_left_between_two_han_characters(extra_messages):
+    # a field filled in before Chinese text ("{t:g} 分钟 后"): no space between the Han
+    # characters; spaces beside numbers and Latin words stay
+    extra_messages["after {t:g} min"] = "{t:g} 分钟 后"
+    assert plots.translate_text("after 10 min") == "10 分钟后"
+    assert plots.translate_text("8 GPUs") == "8 块 GPU"
 
 
 def test_multi_line_and_readout_parts_are_translated_part_by_part(zh):
