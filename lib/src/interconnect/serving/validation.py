@@ -50,7 +50,8 @@ from .published import PUBLISHED, PublishedServing
 
 __all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET", "reserve_rate_bound",
            "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
-           "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "V061_GPTJ_STATIC", "v061_attention_efficiency"]
+           "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "V061_GPTJ_STATIC", "v061_attention_efficiency",
+           "V061_GPTJ_ROWS", "gptj_static_rate"]
 
 #: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
 #: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
@@ -73,8 +74,11 @@ GPTJ_6B = {"layers": 28, "hidden": 4096, "d_ff": 16384, "vocab": 50400}
 #: ``gptSessionBenchmark``: ``(batch, input tokens, output tokens, output tokens/s per GPU)``, the
 #: row of the "Peak Throughput, H100 GPUs (FP8)" table (``nvidia-trtllm-performance-2023``, the
 #: table of the static validation rows) that reads the most KV cache: at 2,048 input and 2,048
-#: output tokens the cache is 84 % of the time the model gives its steps.
+#: output tokens the cache reads are 81 % of the time the model gives it (:func:`gptj_static_rate`).
 V061_GPTJ_STATIC = (64, 2048, 2048, 3327.0)
+
+#: The GPT-J 6B rows of the same table, :data:`V061_GPTJ_STATIC` last; the other three are checks.
+V061_GPTJ_ROWS = ((1024, 128, 128, 26150.0), (120, 128, 2048, 8011.0), (64, 2048, 128, 2551.0), V061_GPTJ_STATIC)
 
 #: GPT-J 6B's attention heads, 16 of 256 (the build command of ``nvidia-trtllm-performance-2023``,
 #: ``--n_head 16``): multi-head attention, so its decode kernel reads every KV head once.
@@ -405,7 +409,7 @@ def v061_attention_efficiency():
     of the validation rows, with multi-head attention (no repeated reads): this is the fraction at
     which the model's static prediction of its :data:`V061_GPTJ_STATIC` row equals the published
     rate, every other term as for the validation rows. One constant, for Hopper, from one held-out
-    row; it carries whatever else the model misses in that row (84 % of whose time is the cache
+    row; it carries whatever else the model misses in that row (81 % of whose time is the cache
     read), so it is the effective rate of the kernel, not a clean bandwidth.
 
     Returns
@@ -429,6 +433,42 @@ def v061_attention_efficiency():
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if _static_rate(parts, batch, output, 1, mid) < rate else (lo, mid)
     return 0.5 * (lo + hi)
+
+
+def gptj_static_rate(batch, prompt, output, kv_efficiency=None):
+    """GPT-J 6B's output tokens per second on one H100 in FP8 with an FP8 cache, static batching, by the
+    rule of the static validation rows, and the share of its time that reads the cache.
+
+    Parameters
+    ----------
+    batch, prompt, output : int
+        Sequences, input and output tokens, >= 1 (``output`` >= 2).
+    kv_efficiency : float, optional
+        Fraction of the HBM bandwidth the cache is read at, in (0, 1]; default
+        :func:`v061_attention_efficiency`.
+
+    Returns
+    -------
+    (float, float)
+        Output tokens/s per GPU, and the cache reads' share of the time.
+
+    Examples
+    --------
+    >>> rate, share = gptj_static_rate(64, 2048, 2048)
+    >>> round(rate), round(share, 2)
+    (3327, 0.81)
+    """
+    from .._validate import as_count, as_fraction
+    from .steps import STREAM_EFFICIENCY, as_machine
+
+    batch, prompt, output = as_count("batch", batch), as_count("prompt", prompt), as_count("output", output, 2)
+    eff = v061_attention_efficiency() if kv_efficiency is None else float(
+        as_fraction("kv_efficiency", kv_efficiency, 0.0, 1.0))
+    parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head", "nccl")
+    p, rest, kv, attention = parts
+    read = float(np.sum(kv)) * STREAM_EFFICIENCY / eff
+    return float(_static_rate(parts, batch, output, 1, eff)), float(read / (p + rest + float(np.sum(np.maximum(
+        kv * STREAM_EFFICIENCY / eff, attention)))))
 
 
 def _static(row, cl, model, fp8):
