@@ -114,7 +114,9 @@ class PublishedServing:
         ``--max_batch_size``/``--max_num_tokens``, so the engine takes the limits of
         :func:`~interconnect.serving.trtllm_bench_limits`, and (``llm_options.yml`` of
         the v1.0 overview: ``cuda_graph_config: enable_padding: true``) pads decode-only batches
-        up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`.
+        up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`; with
+        FP8 weights and an FP8 cache its context attention runs in FP8
+        (:func:`~interconnect.serving.fp8_context_attention`).
         ``"trtllm-v0.5"``: the row was run by TensorRT-LLM v0.5, whose streaming kernels reach the
         fraction of the HBM bandwidth of :func:`~interconnect.serving.v05_stream_efficiency`.
         ``"trtllm-v0.6.1"``: the row was run by TensorRT-LLM v0.6.1, whose decode attention reads

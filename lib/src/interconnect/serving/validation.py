@@ -11,7 +11,10 @@ these rows. How a row is predicted depends on how it was measured:
   admission rule (the row's ``admission``). Rows run by ``trtllm-bench`` (``engine``) also take
   the limits it sets, :func:`trtllm_bench_limits`: the running batch is capped at its
   ``max_batch_size``, and decode-only iterations are padded to the CUDA-graph sizes
-  :func:`trtllm_graph_batches` derives from the two limits;
+  :func:`trtllm_graph_batches` derives from the two limits; where the checkpoint stores an FP8 cache
+  (the Llama 3.1 8B and 3.3 70B rows) the engine's context attention runs in FP8
+  (:func:`fp8_context_attention`), at :data:`FP8_ATTENTION_SPEEDUP` times the measured BF16 rate
+  (:func:`engine_machine`);
 * ``"static"`` (a batch prefilled together and decoded together to the end): per GPU,
   ``batch * output / (prefill + sum of the output - 1 decode steps) / tp``, the prefill by
   :func:`~interconnect.serving.prefill_time` and each step by
@@ -51,7 +54,8 @@ from .published import PUBLISHED, PublishedServing
 __all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET", "reserve_rate_bound",
            "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
            "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "V061_GPTJ_STATIC", "v061_attention_efficiency",
-           "V061_GPTJ_ROWS", "gptj_static_rate"]
+           "V061_GPTJ_ROWS", "gptj_static_rate",
+           "FP8_ATTENTION_SPEEDUP", "fp8_context_attention"]
 
 #: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
 #: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
@@ -132,11 +136,51 @@ def v05_stream_efficiency(machine):
     return per_token * rate / as_machine(machine).memory_bandwidth
 
 
+#: How much faster FlashAttention-3 runs in FP8 than in BF16 on an H100: "close to 1.2 PFLOPs/s" in FP8
+#: against "up to 740 TFLOPs/s" in FP16/BF16, its forward pass's best figures (``shah2024flashattention3``,
+#: abstract): 1.62.
+FP8_ATTENTION_SPEEDUP = 1.2e15 / 740e12
+
+
+def fp8_context_attention(row):
+    """Whether ``row``'s engine runs its prefill attention in FP8: TensorRT-LLM's PyTorch backend
+    (``engine="trtllm-bench"``) with FP8 linear layers and an FP8 KV cache.
+
+    Its attention module hands the FP8 output projection's scale to the attention backend
+    (``out_scale = self.o_proj.inv_input_scale`` when ``o_proj.has_fp8_qdq``), which then asks for
+    an FP8 output when the cache is FP8 too (``TrtllmAttention.forward``: ``out_dtype =
+    torch.float8_e4m3fn`` if ``has_fp8_qdq and has_fp8_kv_cache``), and an FP8 output switches on
+    the FP8 context FMHA kernels (``mFP8ContextFMHA = is_fp8_out || ...`` in
+    ``cpp/tensorrt_llm/thop/attentionOp.cpp``; ``nvidia-trtllm-fp8-context-fmha``). So the Llama 3.1
+    8B and Llama 3.3 70B rows (one-byte cache) prefill in FP8, the 405B rows (BF16 cache) in BF16.
+
+    Parameters
+    ----------
+    row : PublishedServing
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from interconnect.serving.published import PUBLISHED
+    >>> sorted({(r.model, fp8_context_attention(r)) for r in PUBLISHED if r.engine == "trtllm-bench"})
+    [('llama3-405b', False), ('llama3-70b', True), ('llama3-8b', True)]
+    """
+    if not isinstance(row, PublishedServing):
+        raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
+    return row.engine == "trtllm-bench" and row.precision == "fp8" and row.kv_bytes == 1.0
+
+
 def engine_machine(row):
     """The machine of ``row`` as its engine ran it: for ``engine="trtllm-v0.5"`` its streaming kernels at
     :func:`v05_stream_efficiency` of the HBM bandwidth in place of
     :data:`~interconnect.serving.STREAM_EFFICIENCY` (through ``memory_bandwidth``, which only the
-    streaming terms of the step models read); the machine preset as it is otherwise.
+    streaming terms of the step models read); where :func:`fp8_context_attention`, its attention at
+    :data:`FP8_ATTENTION_SPEEDUP` times the measured BF16 fused-attention rate (through
+    ``peak_flops``, the BF16 peak, which in an FP8 row sets nothing but the attention rate: the GEMMs
+    take ``peak_flops_fp8``); the machine preset as it is otherwise.
 
     Parameters
     ----------
@@ -153,6 +197,9 @@ def engine_machine(row):
     >>> r = next(r for r in PUBLISHED if r.mode == "first-token" and r.machine == "dgx-h100")
     >>> round(stream_bandwidth(r.machine) / 1e12, 2), round(stream_bandwidth(engine_machine(r)) / 1e12, 2)
     (2.3, 1.12)
+    >>> r = next(r for r in PUBLISHED if r.model == "llama3-8b" and r.machine == "dgx-h100")
+    >>> round(engine_machine(r).peak_flops / 1e12, 1), round(engine_machine(r).peak_flops_fp8 / 1e12, 1)
+    (1604.4, 1978.9)
     """
     import dataclasses
 
@@ -161,6 +208,8 @@ def engine_machine(row):
     if not isinstance(row, PublishedServing):
         raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
     cl = as_machine(row.machine)
+    if fp8_context_attention(row):
+        return dataclasses.replace(cl, peak_flops=cl.peak_flops * FP8_ATTENTION_SPEEDUP)
     if row.engine != "trtllm-v0.5":
         return cl
     return dataclasses.replace(cl, memory_bandwidth=cl.memory_bandwidth * v05_stream_efficiency(row.machine)
@@ -498,7 +547,7 @@ def predict(row):
     >>> r.model_name, r.machine, r.tp, r.prompt, r.output, r.value
     ('Llama 3.1 8B', 'dgx-h200', 1, 128, 128, 27911.0)
     >>> round(predict(r))
-    32491
+    32511
     """
     from ..catalog import models
     from .batching import sustainable_rate
@@ -513,7 +562,7 @@ def predict(row):
             limit, tokens = trtllm_bench_limits(model, row.machine, row.tp, row.prompt, row.output, row.kv_bytes,
                                                 weight_bytes=1.0 if fp8 else 2.0)
             graphs = trtllm_graph_batches(limit, tokens)
-        return sustainable_rate(model, row.machine, row.tp, row.prompt, row.output, fp8=fp8,
+        return sustainable_rate(model, engine_machine(row), row.tp, row.prompt, row.output, fp8=fp8,
                                 kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce,
                                 graph_batches=graphs, batch_limit=limit) * row.output
     if row.mode == "static":
@@ -534,7 +583,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 67)
+    (76, 68)
     """
     out = []
     for row in PUBLISHED:
@@ -561,7 +610,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 53, 0.06)
+    (60, 54, 0.06)
     """
     from .._validate import choice
     from .published import MODES
