@@ -77,17 +77,23 @@ from .steps import (
     weights_read,
 )
 from .validation import (
+    FP8_ATTENTION_SPEEDUP,
     GPTJ_6B,
     PERF_OVERVIEW_GRAPH_BATCHES,
     TARGET,
     V05_GPTJ_BATCH1_RATE,
+    V061_GPTJ_ROWS,
+    V061_GPTJ_STATIC,
     ValidationRow,
     engine_machine,
+    fp8_context_attention,
+    gptj_static_rate,
     predict,
     reserve_rate_bound,
     trtllm_bench_limits,
     trtllm_graph_batches,
     v05_stream_efficiency,
+    v061_attention_efficiency,
     validation_summary,
     validation_table,
 )
@@ -102,6 +108,7 @@ __all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_co
            "MoEDecodeTime", "moe_decode_step_time", "ServingOption", "ServingPlan", "plan_serving",
            "PublishedServing", "TARGET", "ValidationRow", "predict", "validation_table", "reserve_rate_bound",
            "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
-           "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "validation_summary", "ADMISSIONS", "KV_READS",
-           "kv_read_factor", "decode_roofline", "pcie_h100",
+           "GPTJ_6B", "v05_stream_efficiency", "V061_GPTJ_STATIC", "v061_attention_efficiency", "V061_GPTJ_ROWS",
+           "gptj_static_rate", "FP8_ATTENTION_SPEEDUP", "fp8_context_attention", "engine_machine",
+           "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline", "pcie_h100",
            "H100_PCIE"]

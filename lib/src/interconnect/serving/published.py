@@ -49,7 +49,10 @@ key (same architecture: Llama 3.3 70B is Llama 3.1 70B's, ``llama3-70b``; Tensor
   in FP8 and 111 on A100 in FP16 (``nvidia-trtllm-h100-vs-a100``, TensorRT-LLM v0.5.0 and
   TensorRT 9.1), so they are predicted with the HBM fraction those rates imply
   (:func:`~interconnect.serving.v05_stream_efficiency`), not with the DeepGEMM fraction of
-  :data:`~interconnect.serving.STREAM_EFFICIENCY`.
+  :data:`~interconnect.serving.STREAM_EFFICIENCY`. The static rows ran v0.6.1
+  (``engine="trtllm-v0.6.1"``), whose decode attention reads the FP8 cache at the fraction of the
+  HBM bandwidth the same table's GPT-J 6B row at 2,048/2,048 implies
+  (:func:`~interconnect.serving.v061_attention_efficiency`).
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ __all__ = ["PublishedServing", "PUBLISHED", "MODES", "ENGINES"]
 MODES = ("max-throughput", "static", "first-token")
 
 #: The engines whose settings change a row's prediction (``PublishedServing.engine``).
-ENGINES = ("trtllm-bench", "trtllm-v0.5")
+ENGINES = ("trtllm-bench", "trtllm-v0.5", "trtllm-v0.6.1")
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,13 @@ class PublishedServing:
         ``--max_batch_size``/``--max_num_tokens``, so the engine takes the limits of
         :func:`~interconnect.serving.trtllm_bench_limits`, and (``llm_options.yml`` of
         the v1.0 overview: ``cuda_graph_config: enable_padding: true``) pads decode-only batches
-        up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`.
+        up to the CUDA-graph sizes of :func:`~interconnect.serving.trtllm_graph_batches`; with
+        FP8 weights and an FP8 cache its context attention runs in FP8
+        (:func:`~interconnect.serving.fp8_context_attention`).
         ``"trtllm-v0.5"``: the row was run by TensorRT-LLM v0.5, whose streaming kernels reach the
         fraction of the HBM bandwidth of :func:`~interconnect.serving.v05_stream_efficiency`.
+        ``"trtllm-v0.6.1"``: the row was run by TensorRT-LLM v0.6.1, whose decode attention reads
+        the KV cache at :func:`~interconnect.serving.v061_attention_efficiency` of the HBM bandwidth.
         None: neither.
     """
 
@@ -154,7 +161,7 @@ def _ov(model, name, machine, tp, isl, osl, value):
 def _static(model, name, tp, batch, isl, osl, value):
     return PublishedServing("nvidia-trtllm-performance-2023", "Peak Throughput, H100 GPUs (FP8), v0.6.1", model, name,
                             "dgx-h100", tp, "fp8", 1.0, isl, osl, batch, "static", "output_tokens_per_s_per_gpu",
-                            float(value), kv_reads="per-query-head", allreduce="nccl")
+                            float(value), kv_reads="per-query-head", allreduce="nccl", engine="trtllm-v0.6.1")
 
 
 def _first(model, name, machine, tp, isl, ms):

@@ -11,12 +11,20 @@ these rows. How a row is predicted depends on how it was measured:
   admission rule (the row's ``admission``). Rows run by ``trtllm-bench`` (``engine``) also take
   the limits it sets, :func:`trtllm_bench_limits`: the running batch is capped at its
   ``max_batch_size``, and decode-only iterations are padded to the CUDA-graph sizes
-  :func:`trtllm_graph_batches` derives from the two limits;
+  :func:`trtllm_graph_batches` derives from the two limits; where the checkpoint stores an FP8 cache
+  (the Llama 3.1 8B and 3.3 70B rows) the engine's context attention runs in FP8
+  (:func:`fp8_context_attention`), at :data:`FP8_ATTENTION_SPEEDUP` times the measured BF16 rate
+  (:func:`engine_machine`);
 * ``"static"`` (a batch prefilled together and decoded together to the end): per GPU,
   ``batch * output / (prefill + sum of the output - 1 decode steps) / tp``, the prefill by
   :func:`~interconnect.serving.prefill_time` and each step by
   :func:`~interconnect.serving.decode_step_time` at its context, its KV read multiplied by
-  :func:`~interconnect.serving.kv_read_factor` of the row's decode kernel (``kv_reads``);
+  :func:`~interconnect.serving.kv_read_factor` of the row's decode kernel (``kv_reads``). These rows
+  ran TensorRT-LLM v0.6.1 (``engine="trtllm-v0.6.1"``), whose decode attention reads the cache at
+  :func:`v061_attention_efficiency` of the HBM bandwidth, the fraction at which the same rule
+  reproduces the table's GPT-J 6B row at 2,048 input and output tokens, in place of
+  :data:`~interconnect.serving.STREAM_EFFICIENCY`: one constant for Hopper from a held-out row
+  (GPT-J is in none of the validation rows);
 * ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch (``gptSessionBenchmark``
   timed the prefill and the sampling of its one token at batch 1: no queue, no server). These rows
   ran TensorRT-LLM v0.5 (``engine="trtllm-v0.5"``), and every HBM stream of their prefill (weights,
@@ -45,7 +53,9 @@ from .published import PUBLISHED, PublishedServing
 
 __all__ = ["ValidationRow", "predict", "validation_table", "validation_summary", "TARGET", "reserve_rate_bound",
            "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
-           "GPTJ_6B", "v05_stream_efficiency", "engine_machine"]
+           "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "V061_GPTJ_STATIC", "v061_attention_efficiency",
+           "V061_GPTJ_ROWS", "gptj_static_rate",
+           "FP8_ATTENTION_SPEEDUP", "fp8_context_attention"]
 
 #: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
 #: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
@@ -63,6 +73,20 @@ V05_GPTJ_BATCH1_RATE = {"dgx-h100": (185.0, "fp8"), "dgx-a100": (111.0, "fp16")}
 #: GPT-J 6B (``wang2021gptj``): layers, model width, MLP width (GELU, not gated) and vocabulary as
 #: padded in the checkpoint; 6,053,381,344 parameters.
 GPTJ_6B = {"layers": 28, "hidden": 4096, "d_ff": 16384, "vocab": 50400}
+
+#: GPT-J 6B on one H100 in FP8 with an FP8 KV cache, TensorRT-LLM v0.6.1, static batching with
+#: ``gptSessionBenchmark``: ``(batch, input tokens, output tokens, output tokens/s per GPU)``, the
+#: row of the "Peak Throughput, H100 GPUs (FP8)" table (``nvidia-trtllm-performance-2023``, the
+#: table of the static validation rows) that reads the most KV cache: at 2,048 input and 2,048
+#: output tokens the cache reads are 81 % of the time the model gives it (:func:`gptj_static_rate`).
+V061_GPTJ_STATIC = (64, 2048, 2048, 3327.0)
+
+#: The GPT-J 6B rows of the same table, :data:`V061_GPTJ_STATIC` last; the other three are checks.
+V061_GPTJ_ROWS = ((1024, 128, 128, 26150.0), (120, 128, 2048, 8011.0), (64, 2048, 128, 2551.0), V061_GPTJ_STATIC)
+
+#: GPT-J 6B's attention heads, 16 of 256 (the build command of ``nvidia-trtllm-performance-2023``,
+#: ``--n_head 16``): multi-head attention, so its decode kernel reads every KV head once.
+GPTJ_HEADS = 16
 
 
 def v05_stream_efficiency(machine):
@@ -112,11 +136,51 @@ def v05_stream_efficiency(machine):
     return per_token * rate / as_machine(machine).memory_bandwidth
 
 
+#: How much faster FlashAttention-3 runs in FP8 than in BF16 on an H100: "close to 1.2 PFLOPs/s" in FP8
+#: against "up to 740 TFLOPs/s" in FP16/BF16, its forward pass's best figures (``shah2024flashattention3``,
+#: abstract): 1.62.
+FP8_ATTENTION_SPEEDUP = 1.2e15 / 740e12
+
+
+def fp8_context_attention(row):
+    """Whether ``row``'s engine runs its prefill attention in FP8: TensorRT-LLM's PyTorch backend
+    (``engine="trtllm-bench"``) with FP8 linear layers and an FP8 KV cache.
+
+    Its attention module hands the FP8 output projection's scale to the attention backend
+    (``out_scale = self.o_proj.inv_input_scale`` when ``o_proj.has_fp8_qdq``), which then asks for
+    an FP8 output when the cache is FP8 too (``TrtllmAttention.forward``: ``out_dtype =
+    torch.float8_e4m3fn`` if ``has_fp8_qdq and has_fp8_kv_cache``), and an FP8 output switches on
+    the FP8 context FMHA kernels (``mFP8ContextFMHA = is_fp8_out || ...`` in
+    ``cpp/tensorrt_llm/thop/attentionOp.cpp``; ``nvidia-trtllm-fp8-context-fmha``). So the Llama 3.1
+    8B and Llama 3.3 70B rows (one-byte cache) prefill in FP8, the 405B rows (BF16 cache) in BF16.
+
+    Parameters
+    ----------
+    row : PublishedServing
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from interconnect.serving.published import PUBLISHED
+    >>> sorted({(r.model, fp8_context_attention(r)) for r in PUBLISHED if r.engine == "trtllm-bench"})
+    [('llama3-405b', False), ('llama3-70b', True), ('llama3-8b', True)]
+    """
+    if not isinstance(row, PublishedServing):
+        raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
+    return row.engine == "trtllm-bench" and row.precision == "fp8" and row.kv_bytes == 1.0
+
+
 def engine_machine(row):
     """The machine of ``row`` as its engine ran it: for ``engine="trtllm-v0.5"`` its streaming kernels at
     :func:`v05_stream_efficiency` of the HBM bandwidth in place of
     :data:`~interconnect.serving.STREAM_EFFICIENCY` (through ``memory_bandwidth``, which only the
-    streaming terms of the step models read); the machine preset as it is otherwise.
+    streaming terms of the step models read); where :func:`fp8_context_attention`, its attention at
+    :data:`FP8_ATTENTION_SPEEDUP` times the measured BF16 fused-attention rate (through
+    ``peak_flops``, the BF16 peak, which in an FP8 row sets nothing but the attention rate: the GEMMs
+    take ``peak_flops_fp8``); the machine preset as it is otherwise.
 
     Parameters
     ----------
@@ -133,6 +197,9 @@ def engine_machine(row):
     >>> r = next(r for r in PUBLISHED if r.mode == "first-token" and r.machine == "dgx-h100")
     >>> round(stream_bandwidth(r.machine) / 1e12, 2), round(stream_bandwidth(engine_machine(r)) / 1e12, 2)
     (2.3, 1.12)
+    >>> r = next(r for r in PUBLISHED if r.model == "llama3-8b" and r.machine == "dgx-h100")
+    >>> round(engine_machine(r).peak_flops / 1e12, 1), round(engine_machine(r).peak_flops_fp8 / 1e12, 1)
+    (1604.4, 1978.9)
     """
     import dataclasses
 
@@ -141,6 +208,8 @@ def engine_machine(row):
     if not isinstance(row, PublishedServing):
         raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
     cl = as_machine(row.machine)
+    if fp8_context_attention(row):
+        return dataclasses.replace(cl, peak_flops=cl.peak_flops * FP8_ATTENTION_SPEEDUP)
     if row.engine != "trtllm-v0.5":
         return cl
     return dataclasses.replace(cl, memory_bandwidth=cl.memory_bandwidth * v05_stream_efficiency(row.machine)
@@ -342,16 +411,122 @@ def trtllm_graph_batches(max_batch_size, max_num_tokens, batch_sizes=PERF_OVERVI
     return tuple(sorted(set(out)))
 
 
-def _static(row, cl, model, fp8):
+def _static_parts(model, cl, tp, batch, prompt, output, fp8, kv_bytes, kv_reads, allreduce):
+    """``(prefill, the steps' time but their KV reads, the steps' KV reads, their attention arithmetic)``
+    of a static batch, the last two one entry per decode step, seconds: the KV reads at
+    :data:`~interconnect.serving.STREAM_EFFICIENCY`, to be rescaled to another kernel's fraction."""
     from .kv import kv_read_factor
     from .steps import _decode, prefill_time
 
-    p = prefill_time(model, cl, row.prompt, tp=row.tp, fp8=fp8, batch=row.batch, kv_bytes=row.kv_bytes,
-                     algorithm=row.allreduce).total
-    ctx = np.arange(row.prompt + 1, row.prompt + row.output, dtype=float)
-    read = row.kv_bytes * kv_read_factor(model, row.kv_reads)     # bytes a step reads per cached element
-    d = sum(_decode(model, cl, row.tp, float(row.batch), c, fp8, read, 2.0, row.allreduce).total for c in ctx)
-    return row.batch * row.output / (p + d) / row.tp
+    p = prefill_time(model, cl, prompt, tp=tp, fp8=fp8, batch=batch, kv_bytes=kv_bytes, algorithm=allreduce).total
+    read = kv_bytes * kv_read_factor(model, kv_reads)     # bytes a step reads per cached element
+    steps = [_decode(model, cl, tp, float(batch), c, fp8, read, 2.0, allreduce)
+             for c in np.arange(prompt + 1, prompt + output, dtype=float)]
+    kv = np.array([d.kv for d in steps])
+    attention = np.array([d.attention for d in steps])
+    rest = sum(d.total - max(d.kv, d.attention) for d in steps)
+    return p, rest, kv, attention
+
+
+def _static_rate(parts, batch, output, tp, kv_efficiency):
+    from .steps import STREAM_EFFICIENCY
+
+    p, rest, kv, attention = parts
+    d = rest + float(np.sum(np.maximum(kv * (STREAM_EFFICIENCY / kv_efficiency), attention)))
+    return batch * output / (p + d) / tp
+
+
+def _gptj():
+    from ..parallel import ModelConfig
+
+    g = GPTJ_6B
+    return ModelConfig(layers=g["layers"], hidden=g["hidden"], heads=GPTJ_HEADS, seq_len=2048, vocab=g["vocab"],
+                       global_batch=1, ffn_hidden=g["d_ff"], tied_embeddings=False, position_embedding="rope",
+                       bias=True, name="GPT-J 6B")
+
+
+@lru_cache(maxsize=1)
+def v061_attention_efficiency():
+    """Fraction of the HBM bandwidth at which TensorRT-LLM v0.6.1's decode attention reads an FP8 KV
+    cache on an H100.
+
+    The static rows of ``nvidia-trtllm-performance-2023`` spend most of their time in decode
+    attention, the masked multi-head attention kernel reading every sequence's cache once per step
+    (per query head, :func:`~interconnect.serving.kv_read_factor`). No measurement of that kernel's
+    bandwidth is published; :data:`~interconnect.serving.STREAM_EFFICIENCY` is DeepGEMM's 2025
+    GEMMs of a few rows, a different kind of kernel. The same table has GPT-J 6B, a model of none
+    of the validation rows, with multi-head attention (no repeated reads): this is the fraction at
+    which the model's static prediction of its :data:`V061_GPTJ_STATIC` row equals the published
+    rate, every other term as for the validation rows. One constant, for Hopper, from one held-out
+    row; it carries whatever else the model misses in that row (81 % of whose time is the cache
+    read), so it is the effective rate of the kernel, not a clean bandwidth.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Higher than the 69 % of DeepGEMM's small GEMMs:
+
+    >>> round(v061_attention_efficiency(), 3)
+    0.868
+    """
+    from .steps import as_machine
+
+    batch, prompt, output, rate = V061_GPTJ_STATIC
+    parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head",
+                          "nccl")
+    lo, hi = 0.05, 5.0      # the rate falls as the fraction falls
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _static_rate(parts, batch, output, 1, mid) < rate else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def gptj_static_rate(batch, prompt, output, kv_efficiency=None):
+    """GPT-J 6B's output tokens per second on one H100 in FP8 with an FP8 cache, static batching, by the
+    rule of the static validation rows, and the share of its time that reads the cache.
+
+    Parameters
+    ----------
+    batch, prompt, output : int
+        Sequences, input and output tokens, >= 1 (``output`` >= 2).
+    kv_efficiency : float, optional
+        Fraction of the HBM bandwidth the cache is read at, in (0, 1]; default
+        :func:`v061_attention_efficiency`.
+
+    Returns
+    -------
+    (float, float)
+        Output tokens/s per GPU, and the cache reads' share of the time.
+
+    Examples
+    --------
+    >>> rate, share = gptj_static_rate(64, 2048, 2048)
+    >>> round(rate), round(share, 2)
+    (3327, 0.81)
+    """
+    from .._validate import as_count, as_fraction
+    from .steps import STREAM_EFFICIENCY, as_machine
+
+    batch, prompt, output = as_count("batch", batch), as_count("prompt", prompt), as_count("output", output, 2)
+    eff = v061_attention_efficiency() if kv_efficiency is None else float(
+        as_fraction("kv_efficiency", kv_efficiency, 0.0, 1.0))
+    parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head", "nccl")
+    p, rest, kv, attention = parts
+    read = float(np.sum(kv)) * STREAM_EFFICIENCY / eff
+    return float(_static_rate(parts, batch, output, 1, eff)), float(read / (p + rest + float(np.sum(np.maximum(
+        kv * STREAM_EFFICIENCY / eff, attention)))))
+
+
+def _static(row, cl, model, fp8):
+    from .steps import STREAM_EFFICIENCY
+
+    parts = _static_parts(model, cl, row.tp, row.batch, row.prompt, row.output, fp8, row.kv_bytes, row.kv_reads,
+                          row.allreduce)
+    eff = v061_attention_efficiency() if row.engine == "trtllm-v0.6.1" else STREAM_EFFICIENCY
+    return _static_rate(parts, row.batch, row.output, row.tp, eff)
 
 
 def predict(row):
@@ -372,7 +547,7 @@ def predict(row):
     >>> r.model_name, r.machine, r.tp, r.prompt, r.output, r.value
     ('Llama 3.1 8B', 'dgx-h200', 1, 128, 128, 27911.0)
     >>> round(predict(r))
-    32491
+    32511
     """
     from ..catalog import models
     from .batching import sustainable_rate
@@ -387,7 +562,7 @@ def predict(row):
             limit, tokens = trtllm_bench_limits(model, row.machine, row.tp, row.prompt, row.output, row.kv_bytes,
                                                 weight_bytes=1.0 if fp8 else 2.0)
             graphs = trtllm_graph_batches(limit, tokens)
-        return sustainable_rate(model, row.machine, row.tp, row.prompt, row.output, fp8=fp8,
+        return sustainable_rate(model, engine_machine(row), row.tp, row.prompt, row.output, fp8=fp8,
                                 kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce,
                                 graph_batches=graphs, batch_limit=limit) * row.output
     if row.mode == "static":
@@ -408,7 +583,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 63)
+    (76, 68)
     """
     out = []
     for row in PUBLISHED:
@@ -435,7 +610,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 53, 0.06)
+    (60, 54, 0.06)
     """
     from .._validate import choice
     from .published import MODES
