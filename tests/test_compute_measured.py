@@ -161,5 +161,6 @@ def test_cross_entropy_fraction_reads_the_measurement():
     m = catalog.models.get("llama3-8b")
     lay = stack("megatron-core-2024").layout(dp=8, tp=1, pp=1, microbatch=1)
     logits = C.CROSS_ENTROPY_BYTES_PER_LOGIT * m.seq_len * m.vocab
-    extra = C._bottom_up_elementwise_bytes(m, lay, C.CROSS_ENTROPY_HBM_FRACTION) - C._bottom_up_elementwise_bytes(m, lay)
+    base = C._bottom_up_elementwise_bytes(m, lay)
+    extra = C._bottom_up_elementwise_bytes(m, lay, C.CROSS_ENTROPY_HBM_FRACTION) - base
     assert extra == pytest.approx(logits * (1 / C.CROSS_ENTROPY_HBM_FRACTION - 1), rel=1e-9)
