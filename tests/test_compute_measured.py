@@ -78,6 +78,10 @@ def test_attention_core_time_by_pass_closed_form():
     lay = stack("megatron-core-2024").layout(dp=2, tp=4, pp=1, microbatch=1)
     h100 = machine("dgx-h100")
     fwd_rate, bwd_rate = C.attention_pass_rates(model.seq_len)
+    # 64 query heads over TP 4: 16 per GPU, below FlashAttention-3's benchmark size of 64
+    grid = C.attention_grid_factor(lay.microbatch * model.heads / lay.tp)
+    assert grid == C.attention_grid_factor(16) == (0.781, 0.897)
+    fwd_rate, bwd_rate = fwd_rate * grid[0], bwd_rate * grid[1]
     flops = C._flops_by_term(model)["attention"] / 3 * 0.5     # forward, FlashAttention's causal count
     kept = h100.sustained_fraction          # Hopper's fitted constant, machines.SUSTAINED_FRACTION
     assert kept == M.SUSTAINED_FRACTION["hopper"] < 1
@@ -118,3 +122,45 @@ def test_optimizer_step_bytes_closed_form():
     with_opt = C.elementwise_time(m22, lay, a100)
     assert with_opt == pytest.approx((4 * C._bottom_up_elementwise_bytes(m22, lay) + C.optimizer_bytes(m22, lay))
                                      / a100.memory_bandwidth)
+
+
+def test_attention_grid_factor_reads_the_measurement():
+    # benchmarks/data/attention_heads_h200.json: cuDNN rows at batch 1 over the batch-4 x 16-head row
+    import json
+    import pathlib
+
+    data = json.loads((pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "data"
+                       / "attention_heads_h200.json").read_text())["cases"]["CUDNN_ATTENTION"]
+    (ref,) = [r for r in data if r["batch"] == 4]
+    for r in data:
+        if r["batch"] == 1:
+            i = C.ATTENTION_GRID_HEADS.index(r["heads"])
+            assert C.ATTENTION_GRID_RATE["fwd"][i] == pytest.approx(r["fwd_tflops"] / ref["fwd_tflops"], abs=5e-4)
+            assert C.ATTENTION_GRID_RATE["bwd"][i] == pytest.approx(r["bwd_tflops"] / ref["bwd_tflops"], abs=5e-4)
+    assert C.attention_grid_factor(64) == C.attention_grid_factor(1024) == (1.0, 1.0)
+    assert C.attention_grid_factor(1) == C.attention_grid_factor(7)
+    lo, hi = C.attention_grid_factor(16), C.attention_grid_factor(20)
+    assert lo[0] < hi[0] and lo[1] < hi[1]
+    with pytest.raises(ValueError, match="heads"):
+        C.attention_grid_factor(0)
+
+
+def test_cross_entropy_fraction_reads_the_measurement():
+    # benchmarks/data/vocab_layer_h200.json: 58 bytes per logit over the measured time, over H200's peak
+    import json
+    import pathlib
+
+    from interconnect.devices import get_gpu
+
+    data = json.loads((pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "data"
+                       / "vocab_layer_h200.json").read_text())["cases"]
+    peak = get_gpu("H200").memory_bandwidth
+    fr = [C.CROSS_ENTROPY_BYTES_PER_LOGIT * r["s"] * r["v"] / r["ce"] / peak for r in data.values()]
+    assert C.CROSS_ENTROPY_HBM_FRACTION == pytest.approx(sum(fr) / len(fr), abs=5e-4)
+    # priced on Hopper and Blackwell presets only; the A100 preset keeps the peak
+    m = catalog.models.get("llama3-8b")
+    lay = stack("megatron-core-2024").layout(dp=8, tp=1, pp=1, microbatch=1)
+    logits = C.CROSS_ENTROPY_BYTES_PER_LOGIT * m.seq_len * m.vocab
+    base = C._bottom_up_elementwise_bytes(m, lay)
+    extra = C._bottom_up_elementwise_bytes(m, lay, C.CROSS_ENTROPY_HBM_FRACTION) - base
+    assert extra == pytest.approx(logits * (1 / C.CROSS_ENTROPY_HBM_FRACTION - 1), rel=1e-9)

@@ -18,7 +18,8 @@ from .transformer import step_flops
 
 __all__ = ["elementwise_time", "compute_parts", "optimizer_bytes", "CROSS_ENTROPY_BYTES_PER_LOGIT",
            "FP8_CAST_BYTES_PER_ELEMENT", "ADAM_BYTES_PER_PARAM", "GRAD_ZERO_BYTES_PER_PARAM",
-           "ATTENTION_TILE", "FA3_SEQ", "FA3_H100", "attention_pass_rates"]
+           "ATTENTION_TILE", "FA3_SEQ", "FA3_H100", "attention_pass_rates", "CROSS_ENTROPY_HBM_FRACTION",
+           "ATTENTION_GRID_HEADS", "ATTENTION_GRID_RATE", "attention_grid_factor"]
 
 
 def elementwise_time(model, layout, cluster):
@@ -59,7 +60,8 @@ def elementwise_time(model, layout, cluster):
         return 0.0
     m = _check_fit(model, layout)
     if cluster.gemm_gpu is not None:
-        traffic = m * _bottom_up_elementwise_bytes(model, layout) + optimizer_bytes(model, layout)
+        ce_fraction = CROSS_ENTROPY_HBM_FRACTION if cluster.gemm_gpu in _FA3_GPUS else 1.0
+        traffic = m * _bottom_up_elementwise_bytes(model, layout, ce_fraction) + optimizer_bytes(model, layout)
         return traffic / cluster.memory_bandwidth
     args = dict(seq_len=model.seq_len, microbatch=layout.microbatch, hidden=model.hidden, heads=model.heads,
                 layers=1, tp=layout.tp, sequence_parallel=layout.sequence_parallel,
@@ -80,6 +82,15 @@ def elementwise_time(model, layout, cluster):
 #: backward, the softmax read, the one-hot subtracted and scaled (4 + 4) and the gradient cast
 #: back to 16 bits (4 + 2).
 CROSS_ENTROPY_BYTES_PER_LOGIT = 58.0
+
+#: Share of the HBM bandwidth the cross-entropy's kernels reach on Hopper, measured: Megatron-Core's
+#: ``VocabParallelCrossEntropy`` run op for op on one H200 (``benchmarks/vocab_layer.py``, data in
+#: ``benchmarks/data/vocab_layer_h200.json``) takes 1.37-1.49x the time of
+#: :data:`CROSS_ENTROPY_BYTES_PER_LOGIT` at the 4.8 TB/s peak for 4,096 tokens and 32,000-131,072
+#: logits per rank (0.673-0.731 of the peak; a 2 GiB copy reaches 0.881). The mean of the five shapes;
+#: applied on Hopper and Blackwell machine presets (Blackwell keeps Hopper's fraction, as with
+#: :func:`attention_pass_rates`), the A100 presets keep the peak.
+CROSS_ENTROPY_HBM_FRACTION = 0.705
 
 #: Bytes of HBM traffic per element of a GEMM operand cast to FP8 by Transformer Engine: the
 #: 16-bit tensor read (2), the FP8 copy and its transpose for the backward GEMM written (1 + 1);
@@ -126,7 +137,7 @@ def optimizer_bytes(model, layout):
     return ADAM_BYTES_PER_PARAM * params / shards + GRAD_ZERO_BYTES_PER_PARAM * params
 
 
-def _bottom_up_elementwise_bytes(model, layout):
+def _bottom_up_elementwise_bytes(model, layout, ce_fraction=1.0):
     """HBM bytes of the element-wise work of one microbatch on one GPU of the fullest stage,
     counted for the model as it is (see :func:`elementwise_time`).
 
@@ -135,7 +146,8 @@ def _bottom_up_elementwise_bytes(model, layout):
       with their experts; a recomputed forward adds 2x again, of everything (full) or of the
       part selective recomputation drops (nothing with fused attention);
     * the loss, on the last stage: :data:`CROSS_ENTROPY_BYTES_PER_LOGIT` per logit, ``s b V /
-      (t cp)`` logits;
+      (t cp)`` logits, over ``ce_fraction`` (:data:`CROSS_ENTROPY_HBM_FRACTION` on Hopper and
+      Blackwell: the bytes at the bandwidth its kernels reach);
     * with ``fp8``: :data:`FP8_CAST_BYTES_PER_ELEMENT` per element of every linear layer's
       input in the forward pass (the QKV, projection, MLP-in and MLP-out GEMMs) and of its
       output gradient in the backward pass.
@@ -159,7 +171,7 @@ def _bottom_up_elementwise_bytes(model, layout):
         traffic += 2.0 * (stored - per_layer("selective"))
     tokens = model.seq_len * layout.microbatch / layout.cp
     total = stage_layers(model, layout) * traffic
-    total += CROSS_ENTROPY_BYTES_PER_LOGIT * tokens * model.vocab / layout.tp
+    total += CROSS_ENTROPY_BYTES_PER_LOGIT * tokens * model.vocab / layout.tp / ce_fraction
     if layout.fp8:
         # per token, each linear GEMM [m, k] x [k, n] casts its k-wide input in the forward pass and
         # its n-wide output gradient in the backward pass
@@ -314,6 +326,37 @@ FA3_H100 = {"fwd": (467.0, 565.0, 625.0, 638.0, 646.0, 648.0),
 _FA3_GPUS = ("H100", "H200", "B200", "GB200")
 
 
+#: Query heads per GPU in one microbatch (``b a / t``) of :data:`ATTENTION_GRID_RATE`.
+ATTENTION_GRID_HEADS = (7, 8, 12, 16, 32, 64)
+
+#: Causal fused attention at 4,096 tokens and head dimension 128 by query heads per microbatch
+#: (:data:`ATTENTION_GRID_HEADS`), forward and backward, as a share of the rate at FlashAttention-3's
+#: benchmark size (batch 4 x 16 heads = 64), measured on one H200 with PyTorch's cuDNN attention,
+#: the backend Transformer Engine prefers on Hopper (``benchmarks/attention_heads.py``, data in
+#: ``benchmarks/data/attention_heads_h200.json``): fewer heads launch fewer tiles, and the causal
+#: mask's short rows leave more of the GPU idle at the end.
+ATTENTION_GRID_RATE = {"fwd": (0.592, 0.616, 0.716, 0.781, 0.911, 1.0),
+                       "bwd": (0.682, 0.711, 0.836, 0.897, 0.965, 1.0)}
+
+
+def attention_grid_factor(heads):
+    """Forward and backward fused-attention rate at ``heads`` query heads per GPU and microbatch, as a
+    share of the rate at FlashAttention-3's benchmark size (:data:`ATTENTION_GRID_RATE`, linear in
+    ``log heads`` between the measured counts, the end values outside them: 1 from 64 heads up).
+
+    Examples
+    --------
+    >>> attention_grid_factor(16), attention_grid_factor(128)
+    ((0.781, 0.897), (1.0, 1.0))
+    """
+    import numpy as np
+
+    if not heads > 0:
+        raise ValueError(f"heads={heads!r} must be > 0")
+    x, grid = np.log(heads), np.log(ATTENTION_GRID_HEADS)
+    return tuple(round(float(np.interp(x, grid, ATTENTION_GRID_RATE[k])), 12) for k in ("fwd", "bwd"))
+
+
 def attention_pass_rates(seq_len, gpu="H100"):
     """Measured causal fused-attention rates of ``gpu``, forward and backward, FLOP/s.
 
@@ -367,12 +410,15 @@ def _attention_core_time(model, layout, cluster):
     With :func:`_measured_attention`: the forward pass (twice under full recomputation) at the
     measured causal forward rate and the backward pass (2.5x the forward FLOPs) at the backward
     rate, for half of the model's ``s^2`` FLOPs (FlashAttention's causal count; the rates include
-    the diagonal blocks' overhead), the length each rank attends with (``s / cp``)."""
+    the diagonal blocks' overhead), the length each rank attends with (``s / cp``), each rate times
+    the measured loss of the GPU's smaller grid of heads (:func:`attention_grid_factor` of ``b a / t``)."""
     even = model.layers / layout.pp
     scale = stage_layers(model, layout) / even
     terms = _flops_by_term(model)
     if _measured_attention(layout, cluster):
         fwd_rate, bwd_rate = attention_pass_rates(model.seq_len // layout.cp, cluster.gemm_gpu)
+        grid_fwd, grid_bwd = attention_grid_factor(layout.microbatch * model.heads / layout.tp)
+        fwd_rate, bwd_rate = fwd_rate * grid_fwd, bwd_rate * grid_bwd
         fwd = 0.5 * terms["attention"] / 3.0
         passes = (2.0 if layout.recompute == "full" else 1.0) / fwd_rate + 2.5 / bwd_rate
         return scale * fwd * passes / (layout.n_gpus * cluster.sustained_fraction)

@@ -98,7 +98,7 @@ _NVLINKS = {"nvlink3": 12, "nvlink4": 18, "nvlink5": 18}
 #: (:data:`interconnect.parallel.validation.SUSTAINED_FIT_ROWS`: Narayanan et al. 2021's 1.7B on
 #: A100, NeMo 24.07's Llama 2 7B on 8 H100, Megatron-Bridge 25.09's Llama 3 8B on 8 B200); every
 #: other row is held out. A GPU of no generation here (V100, the AMD parts) keeps 1.
-SUSTAINED_FRACTION = {"ampere": 0.917, "hopper": 0.780, "blackwell": 0.739}
+SUSTAINED_FRACTION = {"ampere": 0.917, "hopper": 0.792, "blackwell": 0.749}
 
 
 def generation_of(gpu):

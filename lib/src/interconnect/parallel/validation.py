@@ -284,7 +284,7 @@ def _megatron_core_readme_rows():
     # microbatch's backward pass (forward_backward_no_pipelining runs the others under no_sync_func,
     # megatron/core/pipeline_parallel/schedules.py), as step_time prices them. With b = 1 the 32B
     # row's 15 GB FP32 reduce-scatter per GPU over 48 nodes cannot hide behind one microbatch's
-    # backward (-22.9 %); b = 2 would give -5.7 % but moves 16B to +13.1 % and 314B to -17.5 %, and
+    # backward (-23.7 %); b = 2 would give -5.8 % but moves 16B to +13.2 % and 314B to -16.7 %, and
     # no single b is stated, so b = 1 is kept for every row.
     # (billions, heads, hidden, layers, t, p, GPUs, batch, model TFLOP/s per GPU)
     from .machines import stack
@@ -419,7 +419,7 @@ def fit_sustained_fraction(generation, row=None):
     Examples
     --------
     >>> round(fit_sustained_fraction("hopper"), 3)
-    0.78
+    0.792
     """
     from dataclasses import replace
 
