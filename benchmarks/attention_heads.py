@@ -18,28 +18,15 @@ Run on a GPU: ``python benchmarks/attention_heads.py OUT.json``.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
+
+from _cuda_timing import median_time
 
 CASES = ((1, 7), (1, 8), (1, 12), (1, 16), (1, 32), (4, 16))
 
 
 def _time(fn, rounds=15, warm=5, reps=10):
-    import torch
-
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(rounds):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        out.append(a.elapsed_time(b) / 1e3 / reps)
-    return statistics.median(out)
+    return median_time(fn, rounds, warm, reps)
 
 
 def _case(batch, heads, backend, s=4096, d=128):

@@ -28,29 +28,16 @@ Run on a GPU: ``python benchmarks/vocab_layer.py OUT.json``.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
+
+from _cuda_timing import median_time
 
 CASES = {"1.7B": (4096, 131072, 2048), "7.1B": (4096, 65536, 4096), "16B": (4096, 32768, 6144),
          "Llama 2 7B": (4096, 32000, 4096), "Llama 3 8B": (4096, 128256, 4096)}
 
 
 def _time(fn, rounds=15, warm=5, reps=1):
-    import torch
-
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(rounds):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        out.append(a.elapsed_time(b) / 1e3 / reps)
-    return statistics.median(out)
+    return median_time(fn, rounds, warm, reps)
 
 
 def _ce(logits, target, arange, grad_out):
