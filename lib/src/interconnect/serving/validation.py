@@ -428,12 +428,16 @@ def _static_parts(model, cl, tp, batch, prompt, output, fp8, kv_bytes, kv_reads,
     return p, rest, kv, attention
 
 
-def _static_rate(parts, batch, output, tp, kv_efficiency):
+def _static_time(parts, kv_efficiency):
+    """Seconds of a static batch (:func:`_static_parts`), its cache read at ``kv_efficiency`` of HBM."""
     from .steps import STREAM_EFFICIENCY
 
     p, rest, kv, attention = parts
-    d = rest + float(np.sum(np.maximum(kv * (STREAM_EFFICIENCY / kv_efficiency), attention)))
-    return batch * output / (p + d) / tp
+    return p + rest + float(np.sum(np.maximum(kv * (STREAM_EFFICIENCY / kv_efficiency), attention)))
+
+
+def _static_rate(parts, batch, output, tp, kv_efficiency):
+    return batch * output / _static_time(parts, kv_efficiency) / tp
 
 
 def _gptj():
@@ -472,16 +476,15 @@ def v061_attention_efficiency():
     >>> round(v061_attention_efficiency(), 3)
     0.868
     """
+    from scipy.optimize import brentq
+
     from .steps import as_machine
 
     batch, prompt, output, rate = V061_GPTJ_STATIC
     parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head",
                           "nccl")
-    lo, hi = 0.05, 5.0      # the rate falls as the fraction falls
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _static_rate(parts, batch, output, 1, mid) < rate else (lo, mid)
-    return 0.5 * (lo + hi)
+    # the rate falls as the fraction falls
+    return float(brentq(lambda eff: _static_rate(parts, batch, output, 1, eff) - rate, 0.05, 5.0, xtol=1e-12))
 
 
 def gptj_static_rate(batch, prompt, output, kv_efficiency=None):
@@ -514,10 +517,8 @@ def gptj_static_rate(batch, prompt, output, kv_efficiency=None):
     eff = v061_attention_efficiency() if kv_efficiency is None else float(
         as_fraction("kv_efficiency", kv_efficiency, 0.0, 1.0))
     parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head", "nccl")
-    p, rest, kv, attention = parts
-    read = float(np.sum(kv)) * STREAM_EFFICIENCY / eff
-    return float(_static_rate(parts, batch, output, 1, eff)), float(read / (p + rest + float(np.sum(np.maximum(
-        kv * STREAM_EFFICIENCY / eff, attention)))))
+    read = float(np.sum(parts[2])) * STREAM_EFFICIENCY / eff
+    return float(_static_rate(parts, batch, output, 1, eff)), float(read / _static_time(parts, eff))
 
 
 def _static(row, cl, model, fp8):
