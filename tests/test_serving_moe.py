@@ -53,7 +53,7 @@ def test_weights_replicated_part_and_the_gpus_share_of_touched_experts():
     assert d.kv == 0.0
     # MLA: each GPU reads its own sequences' latents, not split
     d2 = serving.moe_decode_step_time(DSV3, "dgx-h100", 4, 1000, ep)
-    assert d2.kv == pytest.approx(4 * 1000 * 61 * 576 * 2 / serving.stream_bandwidth("dgx-h100"))
+    assert d2.kv == pytest.approx(4 * 1000 * 61 * 576 * 2 / (3.35e12 * serving.DECODE_ATTENTION_EFFICIENCY))
 
 
 def test_network_dispatch_one_copy_per_node():

@@ -28,7 +28,7 @@ def test_pp_decode_closed_form_inside_one_nvlink_domain():
     # 4 microbatches of 16 go round 4 stages: the weights are read once per token,
     # each microbatch's cache only by the stage that holds its layers
     assert d.weights == pytest.approx(2 * L70.params / 2 / BW)
-    assert d.kv == pytest.approx(b * c * 160 * KiB / 4 / BW)
+    assert d.kv == pytest.approx(b * c * 160 * KiB / 4 / (3.35e12 * serving.DECODE_ATTENTION_EFFICIENCY))
     assert d.send == pytest.approx(4 * _nvlink(16 * 8192 * 2))
     assert d.elementwise == pytest.approx(b * serving.elementwise_bytes_per_token(L70, tp=2) / 4 / BW)
     assert d.total == pytest.approx(max(d.weights + d.kv, d.compute) + d.elementwise + d.comm + d.send)

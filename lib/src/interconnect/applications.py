@@ -6,9 +6,10 @@ contains, and states its assumptions plainly:
 
 * :func:`decode_step` -- one autoregressive decode step of a dense transformer split
   tensor-parallel over ``tp`` GPUs: reading the weights and the KV cache from HBM (at
-  small batch decoding is bound by memory bandwidth, Pope et al. 2022) at the bandwidth a
-  streaming kernel reaches, :data:`interconnect.serving.STREAM_EFFICIENCY` of the peak (the
-  serving models' one constant, :func:`interconnect.serving.stream_bandwidth`), plus ``2 l``
+  small batch decoding is bound by memory bandwidth, Pope et al. 2022) at the bandwidths the
+  serving models read them at: the weights at :data:`interconnect.serving.STREAM_EFFICIENCY` of
+  the peak (:func:`interconnect.serving.stream_bandwidth`), the cache at
+  :data:`interconnect.serving.DECODE_ATTENTION_EFFICIENCY`, plus ``2 l``
   ring AllReduces of ``2 b h`` bytes (Shoeybi et al. 2019, sec. 3: two per layer, no
   backward pass in inference). The weight GEMMs' arithmetic, ``2 N b`` FLOPs per step,
   overlaps the weight reads (a roofline: they take the longer of the two), then attention
@@ -52,7 +53,7 @@ import numpy as np
 
 from ._validate import as_count, as_fraction, as_nonnegative, as_positive, choice
 from .collectives import collective_time
-from .serving.steps import STREAM_EFFICIENCY, decode_roofline
+from .serving.steps import DECODE_ATTENTION_EFFICIENCY, STREAM_EFFICIENCY, decode_roofline
 from .units import GiB
 
 __all__ = ["DecodeStep", "decode_step", "HaloStep", "halo_step", "halo_crossover", "job_cost",
@@ -75,7 +76,7 @@ class DecodeStep:
     compute : float or ndarray
         The matrix arithmetic, ``2 N b / (tp peak)`` (0 when no ``peak_flops`` is given).
     kv : float or ndarray
-        Reading this GPU's share of the KV cache, ``kv_bytes / (tp e B_mem)``.
+        Reading this GPU's share of the KV cache, ``kv_bytes / (tp e_kv B_mem)`` (``e_kv`` the ``kv_efficiency``).
     comm : float or ndarray
         The ``2 l`` tensor-parallel AllReduces, one after another (0 when ``tp = 1``).
     total : float or ndarray
@@ -98,7 +99,7 @@ class DecodeStep:
 
 def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwidth, batch=1,
                 kv_bytes=0.0, bytes_per_param=2.0, act_bytes=2.0, algorithm="ring", peak_flops=None,
-                stream_efficiency=STREAM_EFFICIENCY):
+                stream_efficiency=STREAM_EFFICIENCY, kv_efficiency=DECODE_ATTENTION_EFFICIENCY):
     """Time of one tensor-parallel decode step of a dense transformer.
 
     Parameters
@@ -131,8 +132,12 @@ def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwid
     stream_efficiency : float
         Fraction of ``memory_bandwidth`` the weight and cache reads reach, (0, 1]; default
         :data:`interconnect.serving.STREAM_EFFICIENCY` (0.686, DeepGEMM's small-M GEMMs on
-        Hopper), the value :func:`interconnect.serving.decode_step_time` reads at; 1 gives the
-        peak-bandwidth roofline.
+        Hopper), the value :func:`interconnect.serving.decode_step_time` reads weights at; 1 (with
+        ``kv_efficiency=1``) gives the peak-bandwidth roofline.
+    kv_efficiency : float
+        Fraction of ``memory_bandwidth`` the KV-cache reads reach, (0, 1]; default
+        :data:`interconnect.serving.DECODE_ATTENTION_EFFICIENCY` (0.829, a decode attention kernel
+        measured on an H200), as :func:`interconnect.serving.decode_step_time` reads the cache.
 
     Returns
     -------
@@ -152,12 +157,14 @@ def decode_step(n_params, layers, hidden, tp, bandwidth, latency, memory_bandwid
     b = as_count("batch", batch)
     mem = as_positive("memory_bandwidth", memory_bandwidth, "bytes/s")
     eff = as_fraction("stream_efficiency", stream_efficiency, 0.0, 1.0)
+    kv_eff = as_fraction("kv_efficiency", kv_efficiency, 0.0, 1.0)
+    mem_kv = np.asarray(mem, dtype=float) * kv_eff
     mem = np.asarray(mem, dtype=float) * eff
     kv = as_nonnegative("kv_bytes", kv_bytes, "bytes")
     bpp = as_positive("bytes_per_param", bytes_per_param, "bytes")
     ab = as_positive("act_bytes", act_bytes, "bytes")
     weights = bpp * np.asarray(n, dtype=float) / t / mem
-    kv_t = np.asarray(kv, dtype=float) / t / mem
+    kv_t = np.asarray(kv, dtype=float) / t / mem_kv
     if peak_flops is None:
         compute = np.zeros(np.broadcast(weights, kv_t, np.asarray(b)).shape)
     else:
@@ -370,7 +377,7 @@ def llama2_decode(model, tp, link, batch=1, context=4096, gpu="H100"):
     --------
     >>> d = llama2_decode("70B", 8, "nvlink4")
     >>> round(d.total * 1e3, 2)        # ms per token at batch 1, 4,096-token context
-    9.04
+    9.03
     """
     from .devices import get_gpu
     from .memory import kv_cache_bytes
@@ -469,7 +476,7 @@ def serve(tp, link, context=4096, batch=None, model="70B", memory_per_gpu=H100_U
     --------
     >>> b, d = serve(8, "nvlink4")
     >>> b, round(d.tokens_per_second)
-    (382, 9197)
+    (382, 10400)
     """
     from .memory import kv_cache_bytes
 

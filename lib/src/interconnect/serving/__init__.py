@@ -3,9 +3,11 @@
 * :mod:`~interconnect.serving.kv`: the paged KV cache (vLLM): :func:`kv_capacity`, what one
   token's cache takes per GPU (:func:`kv_bytes_per_token`, :func:`kv_shards`).
 * :mod:`~interconnect.serving.steps`: :func:`prefill_time` (compute-bound, causal
-  FlashAttention) and :func:`decode_step_time` (bound by HBM at small batch, read at the
-  bandwidth a streaming kernel reaches, :func:`stream_bandwidth`), with GQA/MLA, MoE and FP8,
-  and the tensor-parallel AllReduces.
+  FlashAttention) and :func:`decode_step_time` (bound by HBM at small batch, the weights read at
+  the bandwidth a streaming kernel reaches, :func:`stream_bandwidth`, the cache at the measured
+  decode-attention fraction, :data:`DECODE_ATTENTION_EFFICIENCY`; FP8 linear layers on Hopper on
+  the measured cuBLASLt curve, :func:`linear_roofline_fraction`), with GQA/MLA, MoE and FP8, and
+  the tensor-parallel AllReduces.
 * :mod:`~interconnect.serving.allreduce`: the small-message AllReduces inference engines use,
   one-shot, two-shot, NVLS and ring (:func:`allreduce_small`, :func:`allreduce_crossover`).
 * :mod:`~interconnect.serving.batching`: continuous batching in steady state
@@ -65,6 +67,9 @@ from .moe import MoEDecodeTime, moe_decode_step_time
 from .planner import ServingOption, ServingPlan, plan_serving
 from .published import PublishedServing
 from .steps import (
+    DECODE_ATTENTION_EFFICIENCY,
+    FP8_CURVE_GPUS,
+    FP8_LINEAR_ROOFLINE,
     STREAM_EFFICIENCY,
     DecodeTime,
     PrefillTime,
@@ -72,6 +77,7 @@ from .steps import (
     decode_roofline,
     decode_step_time,
     elementwise_bytes_per_token,
+    linear_roofline_fraction,
     prefill_time,
     stream_bandwidth,
     weights_read,
@@ -81,6 +87,7 @@ from .validation import (
     GPTJ_6B,
     PERF_OVERVIEW_GRAPH_BATCHES,
     TARGET,
+    TENSORRT_ENGINES,
     V05_GPTJ_BATCH1_RATE,
     V061_GPTJ_ROWS,
     V061_GPTJ_STATIC,
@@ -111,4 +118,5 @@ __all__ = ["SMALL_ALGORITHMS", "TP_ALGORITHMS", "allreduce_small", "allreduce_co
            "GPTJ_6B", "v05_stream_efficiency", "V061_GPTJ_STATIC", "v061_attention_efficiency", "V061_GPTJ_ROWS",
            "gptj_static_rate", "FP8_ATTENTION_SPEEDUP", "fp8_context_attention", "engine_machine",
            "validation_summary", "ADMISSIONS", "KV_READS", "kv_read_factor", "decode_roofline", "pcie_h100",
-           "H100_PCIE"]
+           "H100_PCIE", "DECODE_ATTENTION_EFFICIENCY", "FP8_LINEAR_ROOFLINE", "FP8_CURVE_GPUS",
+           "linear_roofline_fraction", "TENSORRT_ENGINES"]

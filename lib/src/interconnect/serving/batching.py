@@ -381,7 +381,7 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
     --------
     >>> from interconnect.catalog import models
     >>> round(sustainable_rate(models.get("llama3-70b"), "dgx-h100", 8, 1024, 256), 1)
-    17.7
+    18.0
 
     Where the cache binds, reserving each request's whole length at admission (TensorRT-LLM)
     caps the batch, and the output rate, lower: Llama 3.1 405B in FP8 on 8 H100, prompts of 128
@@ -389,14 +389,14 @@ def sustainable_rate(model, machine, tp, prompt, output, fp8=False, kv_bytes=2, 
 
     >>> m = models.get("llama3-405b")
     >>> [round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission=a) * 4096) for a in ADMISSIONS]
-    [4042, 2790]
+    [4175, 2874]
 
     Padding the decode-only iterations up to a captured CUDA-graph batch (here 128 for a batch
     of about 98) adds GEMM rows, element-wise work and AllReduce bytes, not cache reads:
 
     >>> round(sustainable_rate(m, "dgx-h100", 8, 128, 4096, fp8=True, admission="reserve",
     ...                        graph_batches=(64, 128, 256)) * 4096)
-    2642
+    2719
     """
     return _Setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm,
                   gpu, pp, admission, graph_batches, batch_limit).sustainable()

@@ -308,7 +308,7 @@ def colocated(model, machine, rate, prompt, output, tp=8, replicas=1, fp8=False,
     >>> from interconnect.catalog import models
     >>> c = colocated(models.get("llama3-70b"), "dgx-h100", 4.0, 1024, 256, tp=8)
     >>> c.label(), round(c.ttft * 1e3), round(c.tpot * 1e3, 1)
-    ('colocated 1 x tp=8', 47, 9.6)
+    ('colocated 1 x tp=8', 47, 9.5)
     """
     from .batching import continuous_batching
 

@@ -114,7 +114,7 @@ def decode_goodput(model, machine, prompt, output, tpot_slo, tp=8, fp8=False, kv
     --------
     >>> from interconnect.catalog import models
     >>> round(decode_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 256, 0.05), 1)
-    63.5
+    67.4
     """
     slo = _slo("tpot_slo", tpot_slo)
     st = _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
@@ -161,7 +161,7 @@ def colocated_goodput(model, machine, prompt, output, ttft_slo, tpot_slo, tp=8, 
     --------
     >>> from interconnect.catalog import models
     >>> round(colocated_goodput(models.get("llama3-70b"), "dgx-h100", 1024, 256, 0.2, 0.05), 1)
-    17.2
+    17.5
     """
     t_slo, d_slo = _slo("ttft_slo", ttft_slo), _slo("tpot_slo", tpot_slo)
     st = _setup(model, machine, tp, prompt, output, fp8, kv_bytes, block_tokens, reserve, algorithm, gpu)
@@ -227,14 +227,14 @@ def disagg_pays(model, machine, prompt, output, ttft_slo, tpot_slo, link="rdma",
     --------
     Llama 3 70B on DGX H100 with prompts of 1,024 and answers of 256 tokens: under a tight
     TPOT objective (20 ms) the prefill stalls in every iteration hold the colocated replica back, and
-    splitting the phases serves 1.24 times the requests per GPU; with a loose one (100 ms)
+    splitting the phases serves 1.25 times the requests per GPU; with a loose one (100 ms)
     the colocated replica wins:
 
     >>> from interconnect.catalog import models
     >>> m = models.get("llama3-70b")
     >>> v = disagg_pays(m, "dgx-h100", 1024, 256, 0.5, 0.02)
     >>> v.pays, round(v.disaggregated_per_gpu / v.colocated_per_gpu, 2)
-    (True, 1.24)
+    (True, 1.25)
     >>> disagg_pays(m, "dgx-h100", 1024, 256, 0.5, 0.1).pays
     False
     """

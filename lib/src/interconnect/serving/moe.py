@@ -12,10 +12,12 @@ One step on one GPU (:func:`moe_decode_step_time`), as the roofline of
 
 * **weights**: the replicated part read whole, plus of its ``E / ep`` routed experts those the
   step's ``ep * batch`` tokens touch, ``1 - (1 - k/E)^(ep batch)`` of them (uniform routing);
-* **kv**: its own sequences' cache (MLA latent: not split); both reads at
-  :func:`~interconnect.serving.stream_bandwidth`, the HBM bandwidth a decode step's kernels
-  reach (:data:`~interconnect.serving.STREAM_EFFICIENCY` of the peak), as in
-  :func:`~interconnect.serving.decode_step_time`;
+* **kv**: its own sequences' cache (MLA latent: not split); the weights read at
+  :func:`~interconnect.serving.stream_bandwidth`, the HBM bandwidth a decode step's GEMMs
+  reach (:data:`~interconnect.serving.STREAM_EFFICIENCY` of the peak; in FP8 on Hopper the
+  measured share of the roofline, :func:`~interconnect.serving.linear_roofline_fraction`, of the
+  step's matmuls as one), the cache at :data:`~interconnect.serving.DECODE_ATTENTION_EFFICIENCY`
+  of the peak, as in :func:`~interconnect.serving.decode_step_time`;
 * **compute**: ``batch`` tokens' matmuls (each token's ``k`` experts run somewhere; balanced,
   every GPU computes ``batch k`` expert assignments) and attention over the context;
 * **dispatch and combine** of each of the ``L_moe`` MoE layers, each an AllToAll priced by
@@ -55,6 +57,8 @@ from .steps import (
     _elementwise,
     _flops,
     _fp8,
+    _kv_read,
+    _linear_terms,
     _rates,
     as_machine,
     decode_roofline,
@@ -163,9 +167,9 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     >>> ib = moe_decode_step_time(m, "dgx-h100", 128, 4096, 64, fp8=True, node_limit=4)
     >>> nvl = moe_decode_step_time(m, "gb200-nvl72", 128, 4096, 64, fp8=True)
     >>> ib.network, round(ib.total * 1e3, 1), round(ib.comm / ib.total, 2)
-    (True, 44.7, 0.29)
+    (True, 41.8, 0.31)
     >>> nvl.network, round(nvl.total * 1e3, 1), round(nvl.comm / nvl.total, 2)
-    (False, 16.3, 0.19)
+    (False, 15.2, 0.21)
     """
     from .. import moe as _moe
 
@@ -204,11 +208,11 @@ def moe_decode_step_time(model, machine, batch, context, ep, fp8=False, kv_bytes
     routed = model.moe_layers * e * one
     touched = 1.0 - (1.0 - k / e) ** (b * ep)
     bw = stream_bandwidth(cl)      # the HBM bandwidth a decode step's kernels reach, as in decode_step_time
-    weights = wbytes * ((model.params - routed) + model.moe_layers * (e / ep) * touched * one) / bw
-    kv = b * c * kv_bytes_per_token(model, 1, 1, kvb) / bw
     gemm, attn = _rates(cl, fp8)
     terms = _flops(model)
-    linear = b * (terms["matmul"] + terms["logits"]) / gemm
+    weights, linear = _linear_terms(cl, fp8, wbytes * ((model.params - routed) + model.moe_layers * (e / ep) * touched
+                                                       * one), b * (terms["matmul"] + terms["logits"]), gemm)
+    kv = _kv_read(cl, b * c * kv_bytes_per_token(model, 1, 1, kvb))
     attention = b * c * _attention_per_context(model) / attn
     compute = linear + attention
 

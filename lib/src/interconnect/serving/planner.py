@@ -259,8 +259,8 @@ def plan_serving(model, rate, prompt, output, ttft_slo, tpot_slo, machines=("dgx
     ('dgx-h100 disaggregated 3 x (tp=2) prefill + 1 x (tp=4) decode', 10)
     >>> print(p.why)    # doctest: +NORMALIZE_WHITESPACE
     The best colocated layout, dgx-h100 colocated 3 x (tp=4), needs 12 GPUs against 10: one replica
-    serves 7.26 requests/s before its TPOT objective breaks; the winner's prefill instances serve
-    8.07 and its decode instances 31.4 each.
+    serves 7.45 requests/s before its TPOT objective breaks; the winner's prefill instances serve
+    8.07 and its decode instances 35.6 each.
     """
     from ..parallel.machines import MACHINES
     from .kv import kv_capacity

@@ -20,11 +20,20 @@
   below, a few per cent of a small batch's step). The weights are those an MoE step actually
   reads (the experts its ``b`` tokens touch), FP8 weights and peak where asked, and the KV
   cache split as :func:`~interconnect.serving.kv_shards`.
-* **Bandwidth** that those reads reach is :func:`stream_bandwidth`, not the HBM peak: the
-  kernels of a decode step (GEMMs of a few rows, attention over the cache) stream their
-  operands, and the best published FP8 GEMMs of 64 and 128 rows reach a median 69 % of an
-  H800's HBM bandwidth (DeepGEMM's table, :data:`DEEPGEMM_SMALL_M_BANDWIDTH`); the prefill's
-  weight and cache traffic is read at the same rate.
+* **Bandwidth** that those reads reach is not the HBM peak. The weight GEMMs of a few rows
+  stream their operands at :func:`stream_bandwidth`: the best published FP8 GEMMs of 64 and 128
+  rows reach a median 69 % of an H800's HBM bandwidth (DeepGEMM's table,
+  :data:`DEEPGEMM_SMALL_M_BANDWIDTH`), and cuBLASLt's reach the same on an H200
+  (``benchmarks/decode_streaming.py``); the prefill's weight and cache-write traffic is read at
+  the same rate. Decode attention reads the cache at :data:`DECODE_ATTENTION_EFFICIENCY` (83 %,
+  cuDNN's kernel measured on an H200).
+* **FP8 linear layers on Hopper** (a machine whose ``gemm_gpu`` is in :data:`FP8_CURVE_GPUS` and
+  which names no ``fp8_gemm_efficiency``) take the time measured for cuBLASLt's FP8 GEMM, the
+  kernel TensorRT-LLM's PyTorch backend calls: both bounds of the roofline, the weights at the
+  HBM peak and the FLOPs at the FP8 peak, divided by the share :func:`linear_roofline_fraction`
+  of the roofline such a layer reaches (0.69-0.72 with few rows, 0.57-0.61 near the ridge, 0.64
+  with many). Elsewhere, or where the machine names ``fp8_gemm_efficiency`` (the 2023 TensorRT
+  engines of :mod:`~interconnect.serving.validation`), the roofline at the measured ceiling.
 
 **Element-wise kernels** (norms, residual adds, RoPE, the SwiGLU product, the FP8 casts of the
 GEMM inputs) are bound by HBM traffic, not FLOPs, in both phases: each token writes every
@@ -93,7 +102,8 @@ from .kv import kv_bytes_per_token
 
 __all__ = ["PrefillTime", "DecodeTime", "prefill_time", "decode_step_time", "weights_read", "as_machine",
            "decode_roofline", "stream_bandwidth", "STREAM_EFFICIENCY", "DEEPGEMM_SMALL_M_BANDWIDTH",
-           "elementwise_bytes_per_token", "FP8_CAST_BYTES"]
+           "elementwise_bytes_per_token", "FP8_CAST_BYTES", "FP8_LINEAR_ROOFLINE", "FP8_CURVE_GPUS",
+           "DECODE_ATTENTION_EFFICIENCY", "linear_roofline_fraction"]
 
 
 def as_machine(machine):
@@ -150,6 +160,90 @@ H800_MEMORY_BANDWIDTH = 3.35e12
 STREAM_EFFICIENCY = float(np.median(DEEPGEMM_SMALL_M_BANDWIDTH)) / H800_MEMORY_BANDWIDTH
 
 
+#: FP8 linear layers on Hopper, measured: ``(M, x, f)`` for ``M`` rows, with ``x`` the layer's
+#: FLOPs at the dense FP8 peak over its bytes (weights, input and output) at the HBM peak, and
+#: ``f`` the roofline time ``max(bytes / HBM peak, FLOPs / FP8 peak)`` over the measured time:
+#: medians over the 16 linear layers of Llama 3.1 8B and 70B at TP 1, 70B at TP 2 and 405B at TP 8,
+#: timed on one H200 (``benchmarks/decode_streaming.py``, data in
+#: ``benchmarks/data/decode_streaming_h200.json``, PyTorch 2.11, 2026-12-04). The kernel is
+#: cuBLASLt's FP8 GEMM as ``torch._scaled_mm`` calls it with fast accumulation: TensorRT-LLM's
+#: PyTorch backend runs an FP8 per-tensor linear layer of more than 8 rows through
+#: ``torch.ops.trtllm.cublas_scaled_mm``, which its own test checks equal to that call
+#: (``nvidia-trtllm-scaled-mm``). A kernel of a few rows streams its weights at 0.69-0.72 of the
+#: peak (DeepGEMM's FP8 kernels on an H800 reach a median 0.686, :data:`STREAM_EFFICIENCY`); near
+#: the ridge (``x`` about 1, ``M`` = 192-384 on an H200) it is neither, at 0.57-0.61; many rows
+#: reach 0.64 of the FP8 peak, below the best shape of a sweep (Bekman's 0.734,
+#: :func:`~interconnect.parallel.ceiling_fraction`).
+FP8_LINEAR_ROOFLINE = ((16, 0.077, 0.715), (32, 0.153, 0.715), (64, 0.303, 0.687), (96, 0.45, 0.688),
+                       (128, 0.593, 0.695), (160, 0.732, 0.645), (192, 0.869, 0.606), (256, 1.133, 0.565),
+                       (320, 1.386, 0.584), (384, 1.628, 0.603), (512, 2.084, 0.638), (768, 2.893, 0.642),
+                       (1024, 3.59, 0.64), (1536, 4.729, 0.635), (2048, 5.62, 0.644), (4096, 7.838, 0.639),
+                       (8192, 9.764, 0.64))
+
+#: GPUs whose FP8 linear layers take :data:`FP8_LINEAR_ROOFLINE` (``gemm_gpu`` of the machine):
+#: Hopper, where it was measured (an H200, the H100's die with faster HBM: ``x`` carries the
+#: difference). Other GPUs keep the roofline at the measured ceiling and :data:`STREAM_EFFICIENCY`.
+FP8_CURVE_GPUS = ("H100", "H200")
+
+#: Fraction of the HBM bandwidth a decode attention kernel reads the KV cache at: the median of ten
+#: measurements of cuDNN's fused attention (PyTorch's ``scaled_dot_product_attention``) for one
+#: query token per sequence, grouped query heads packed as rows, over 64 or 256 sequences of 1,024
+#: to 16,384 cached BF16 tokens, on one H200 (``benchmarks/decode_streaming.py``; range 0.74-0.89).
+#: PyTorch's FlashAttention-2 reaches 0.48 on the same cases, a kernel not written for one query.
+#: TensorRT-LLM's own decode kernels are not in PyTorch; the fraction its 2023 masked-attention
+#: kernel read an FP8 cache at in the GPT-J rows of the same release, 0.868
+#: (:func:`~interconnect.serving.v061_attention_efficiency`), agrees within 5 %. Taken for every
+#: GPU, as :data:`STREAM_EFFICIENCY` is.
+DECODE_ATTENTION_EFFICIENCY = 0.829
+
+
+def linear_roofline_fraction(x):
+    """Share of its roofline an FP8 linear layer reaches on Hopper, interpolated in :data:`FP8_LINEAR_ROOFLINE`.
+
+    Parameters
+    ----------
+    x : float
+        The layer's FLOPs at the dense FP8 peak over its bytes at the HBM peak, > 0; it is
+        ``M / M*``, the rows over the ridge's rows, within a few per cent. Beyond the measured
+        range (0.077 to 9.8) the end values hold.
+
+    Returns
+    -------
+    float
+        In (0, 1].
+
+    Examples
+    --------
+    A decode batch of 64 rows streams its weights at 0.69 of the peak; near the ridge the
+    kernel loses more; a prompt's many rows run at 0.64 of the FP8 peak:
+
+    >>> [round(linear_roofline_fraction(x), 3) for x in (0.3, 1.133, 50.0)]
+    [0.687, 0.565, 0.64]
+    """
+    x = float(as_positive("x", x, ""))
+    xs = np.log([p[1] for p in FP8_LINEAR_ROOFLINE])
+    return float(np.interp(np.log(x), xs, [p[2] for p in FP8_LINEAR_ROOFLINE]))
+
+
+def _linear_terms(cl, fp8, wbytes, flops, gemm):
+    """``(weights, linear)`` seconds of the weight GEMMs: ``wbytes`` over the streaming bandwidth
+    and ``flops`` at ``gemm`` FLOP/s, the two bounds of a roofline; for FP8 on a machine of
+    :data:`FP8_CURVE_GPUS` that names no ``fp8_gemm_efficiency``, the two bounds at the peaks
+    divided by the measured share :func:`linear_roofline_fraction` of their ratio, so that
+    ``max(weights, linear)`` is the measured time."""
+    if fp8 and cl.fp8_gemm_efficiency is None and cl.gemm_gpu in FP8_CURVE_GPUS and wbytes > 0.0 and flops > 0.0:
+        w, f = wbytes / cl.memory_bandwidth, flops / cl.peak_flops_fp8
+        share = linear_roofline_fraction(f / w)
+        return w / share, f / share
+    return wbytes / _stream(cl), flops / gemm
+
+
+def _kv_read(cl, nbytes):
+    """Seconds to read ``nbytes`` of KV cache in decode attention: at
+    :data:`DECODE_ATTENTION_EFFICIENCY` of the HBM bandwidth."""
+    return nbytes / (cl.memory_bandwidth * DECODE_ATTENTION_EFFICIENCY)
+
+
 def stream_bandwidth(machine):
     """HBM bandwidth a decode step's streaming kernels reach on one GPU of ``machine``, bytes/s:
     ``memory_bandwidth x`` :data:`STREAM_EFFICIENCY`.
@@ -194,10 +288,12 @@ def _rates(cl, fp8):
         if cl.peak_flops_fp8 is None:
             raise ValueError("fp8=True is not allowed on this machine: its GPU has no FP8 peak "
                              "(peak_flops_fp8=None); allowed: fp8=False")
-        if cl.gemm_gpu is not None and cl.gemm_gpu in CEILING_FP8:
+        if cl.fp8_gemm_efficiency is not None:
+            eff = cl.fp8_gemm_efficiency
+        elif cl.gemm_gpu is not None and cl.gemm_gpu in CEILING_FP8:
             eff = ceiling_fraction(cl.gemm_gpu, "fp8")
         else:
-            eff = cl.fp8_gemm_efficiency or cl.gemm_efficiency
+            eff = cl.gemm_efficiency
         gemm = cl.peak_flops_fp8 * eff
     else:
         gemm = cl.peak_flops * (ceiling_fraction(cl.gemm_gpu) if cl.gemm_gpu is not None else cl.gemm_efficiency)
@@ -482,11 +578,11 @@ def prefill_time(model, machine, tokens, tp=1, fp8=False, batch=1, kv_bytes=2, a
     algorithm = choice("algorithm", algorithm, TP_ALGORITHMS)
     gemm, attn = _rates(cl, _fp8(fp8))
     terms = model.forward_flops_per_token()
-    linear = b * (s * terms["matmul"] + terms["logits"]) / (tp * gemm)
     attention = b * _attention_per_context(model) * s * s / 2.0 / (tp * attn)
     kv_bytes = float(as_positive("kv_bytes", kv_bytes, "bytes"))
     wbytes = (1.0 if fp8 else 2.0) * weights_read(model, b * s) / tp
-    memory = (wbytes + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes)) / _stream(cl)
+    weights, linear = _linear_terms(cl, fp8, wbytes, b * (s * terms["matmul"] + terms["logits"]) / tp, gemm)
+    memory = weights + b * s * kv_bytes_per_token(model, tp, 1, kv_bytes) / _stream(cl)
     elementwise = b * s * _elementwise(model, tp, fp8) / _stream(cl)
     comm = _comm(model, cl, tp, b * s, ab, algorithm)
     pp = _check_pp(model, cl, tp, pp)
@@ -555,9 +651,9 @@ def _decode(model, cl, tp, batch, context, fp8, kv_bytes, act_bytes, algorithm, 
     b = batch / microbatches
     rounds = max(microbatches, pp) / pp     # stage passes per token, in units of a whole model's layers
     bw = _stream(cl)
-    weights = rounds * (1.0 if fp8 else 2.0) * _weights_read(model, max(b, 1e-12)) / tp / bw
-    kv = rounds * b * context * _kv_per_token(model, tp, kv_bytes) / bw
-    linear = rounds * b * (terms["matmul"] + terms["logits"]) / (tp * gemm)
+    weights, linear = _linear_terms(cl, fp8, rounds * (1.0 if fp8 else 2.0) * _weights_read(model, max(b, 1e-12)) / tp,
+                                    rounds * b * (terms["matmul"] + terms["logits"]) / tp, gemm)
+    kv = _kv_read(cl, rounds * b * context * _kv_per_token(model, tp, kv_bytes))
     attention = rounds * b * context * _attention_per_context(model) / (tp * attn)
     elementwise = rounds * b * _elementwise(model, tp, fp8) / bw
     comm = rounds * _comm(model, cl, tp, max(b, 1e-12), act_bytes, algorithm)
@@ -583,9 +679,9 @@ def _mixed(model, cl, tp, batch, context, prompts, prompt, fp8, kv_bytes, act_by
     bw = _stream(cl)
     tokens = batch + prompts * prompt
     kvt = _kv_per_token(model, tp, kv_bytes)
-    weights = (1.0 if fp8 else 2.0) * _weights_read(model, max(tokens, 1e-12)) / tp / bw
-    linear = (tokens * terms["matmul"] + (batch + prompts) * terms["logits"]) / (tp * gemm)
-    kv = batch * context * kvt / bw
+    weights, linear = _linear_terms(cl, fp8, (1.0 if fp8 else 2.0) * _weights_read(model, max(tokens, 1e-12)) / tp,
+                                    (tokens * terms["matmul"] + (batch + prompts) * terms["logits"]) / tp, gemm)
+    kv = _kv_read(cl, batch * context * kvt)
     attention = batch * context * _attention_per_context(model) / (tp * attn)
     prefill_attention = prompts * _attention_per_context(model) * prompt * prompt / 2.0 / (tp * attn)
     kv_write = prompts * prompt * kvt / bw
@@ -643,7 +739,7 @@ def decode_step_time(model, machine, batch, context, tp=1, fp8=False, kv_bytes=2
     >>> from interconnect.catalog import models
     >>> d = decode_step_time(models.get("llama3-70b"), "dgx-h100", 1, 4096, tp=8)
     >>> round(d.total * 1e3, 2), round(d.weights * 1e3, 2), round(d.comm * 1e6), d.memory_bound
-    (7.9, 7.67, 146, True)
+    (7.89, 7.67, 146, True)
     """
     cl = as_machine(machine)
     tp = _check_tp(model, cl, tp)

@@ -55,7 +55,7 @@ __all__ = ["ValidationRow", "predict", "validation_table", "validation_summary",
            "trtllm_bench_limits", "trtllm_graph_batches", "PERF_OVERVIEW_GRAPH_BATCHES", "V05_GPTJ_BATCH1_RATE",
            "GPTJ_6B", "v05_stream_efficiency", "engine_machine", "V061_GPTJ_STATIC", "v061_attention_efficiency",
            "V061_GPTJ_ROWS", "gptj_static_rate",
-           "FP8_ATTENTION_SPEEDUP", "fp8_context_attention"]
+           "FP8_ATTENTION_SPEEDUP", "fp8_context_attention", "TENSORRT_ENGINES"]
 
 #: The CUDA-graph batch sizes of the ``llm_options.yml`` that NVIDIA's TensorRT-LLM v1.0 performance
 #: overview passes to ``trtllm-bench`` for dense models, with ``enable_padding: true``.
@@ -210,10 +210,31 @@ def engine_machine(row):
     cl = as_machine(row.machine)
     if fp8_context_attention(row):
         return dataclasses.replace(cl, peak_flops=cl.peak_flops * FP8_ATTENTION_SPEEDUP)
+    if row.engine not in TENSORRT_ENGINES:
+        return cl
+    cl = _tensorrt_gemms(cl)
     if row.engine != "trtllm-v0.5":
         return cl
     return dataclasses.replace(cl, memory_bandwidth=cl.memory_bandwidth * v05_stream_efficiency(row.machine)
                                / STREAM_EFFICIENCY)
+
+
+#: The engines of the 2023 rows, TensorRT engines built by TensorRT-LLM v0.5 and v0.6.1: their GEMMs
+#: are TensorRT's tactics, not the cuBLASLt call of :data:`~interconnect.serving.FP8_LINEAR_ROOFLINE`.
+TENSORRT_ENGINES = ("trtllm-v0.5", "trtllm-v0.6.1")
+
+
+def _tensorrt_gemms(cl):
+    """``cl`` with its FP8 GEMMs on the roofline at the measured ceiling (``fp8_gemm_efficiency`` set to
+    :func:`~interconnect.parallel.ceiling_fraction`), as for every engine before the measured curve:
+    the TensorRT engines' kernels were not measured."""
+    import dataclasses
+
+    from ..parallel.gemm import CEILING_FP8, ceiling_fraction
+
+    if cl.gemm_gpu not in CEILING_FP8:
+        return cl
+    return dataclasses.replace(cl, fp8_gemm_efficiency=ceiling_fraction(cl.gemm_gpu, "fp8"))
 
 
 @dataclass(frozen=True)
@@ -414,7 +435,7 @@ def trtllm_graph_batches(max_batch_size, max_num_tokens, batch_sizes=PERF_OVERVI
 def _static_parts(model, cl, tp, batch, prompt, output, fp8, kv_bytes, kv_reads, allreduce):
     """``(prefill, the steps' time but their KV reads, the steps' KV reads, their attention arithmetic)``
     of a static batch, the last two one entry per decode step, seconds: the KV reads at
-    :data:`~interconnect.serving.STREAM_EFFICIENCY`, to be rescaled to another kernel's fraction."""
+    :data:`~interconnect.serving.DECODE_ATTENTION_EFFICIENCY`, to be rescaled to another kernel's fraction."""
     from .kv import kv_read_factor
     from .steps import _decode, prefill_time
 
@@ -430,10 +451,10 @@ def _static_parts(model, cl, tp, batch, prompt, output, fp8, kv_bytes, kv_reads,
 
 def _static_time(parts, kv_efficiency):
     """Seconds of a static batch (:func:`_static_parts`), its cache read at ``kv_efficiency`` of HBM."""
-    from .steps import STREAM_EFFICIENCY
+    from .steps import DECODE_ATTENTION_EFFICIENCY
 
     p, rest, kv, attention = parts
-    return p + rest + float(np.sum(np.maximum(kv * (STREAM_EFFICIENCY / kv_efficiency), attention)))
+    return p + rest + float(np.sum(np.maximum(kv * (DECODE_ATTENTION_EFFICIENCY / kv_efficiency), attention)))
 
 
 def _static_rate(parts, batch, output, tp, kv_efficiency):
@@ -481,8 +502,8 @@ def v061_attention_efficiency():
     from .steps import as_machine
 
     batch, prompt, output, rate = V061_GPTJ_STATIC
-    parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head",
-                          "nccl")
+    parts = _static_parts(_gptj(), _tensorrt_gemms(as_machine("dgx-h100")), 1, batch, prompt, output, True, 1.0,
+                          "per-kv-head", "nccl")
     # the rate falls as the fraction falls
     return float(brentq(lambda eff: _static_rate(parts, batch, output, 1, eff) - rate, 0.05, 5.0, xtol=1e-12))
 
@@ -511,22 +532,23 @@ def gptj_static_rate(batch, prompt, output, kv_efficiency=None):
     (3327, 0.81)
     """
     from .._validate import as_count, as_fraction
-    from .steps import STREAM_EFFICIENCY, as_machine
+    from .steps import DECODE_ATTENTION_EFFICIENCY, as_machine
 
     batch, prompt, output = as_count("batch", batch), as_count("prompt", prompt), as_count("output", output, 2)
     eff = v061_attention_efficiency() if kv_efficiency is None else float(
         as_fraction("kv_efficiency", kv_efficiency, 0.0, 1.0))
-    parts = _static_parts(_gptj(), as_machine("dgx-h100"), 1, batch, prompt, output, True, 1.0, "per-kv-head", "nccl")
-    read = float(np.sum(parts[2])) * STREAM_EFFICIENCY / eff
+    parts = _static_parts(_gptj(), _tensorrt_gemms(as_machine("dgx-h100")), 1, batch, prompt, output, True, 1.0,
+                          "per-kv-head", "nccl")
+    read = float(np.sum(parts[2])) * DECODE_ATTENTION_EFFICIENCY / eff
     return float(_static_rate(parts, batch, output, 1, eff)), float(read / _static_time(parts, eff))
 
 
 def _static(row, cl, model, fp8):
-    from .steps import STREAM_EFFICIENCY
+    from .steps import DECODE_ATTENTION_EFFICIENCY
 
     parts = _static_parts(model, cl, row.tp, row.batch, row.prompt, row.output, fp8, row.kv_bytes, row.kv_reads,
                           row.allreduce)
-    eff = v061_attention_efficiency() if row.engine == "trtllm-v0.6.1" else STREAM_EFFICIENCY
+    eff = v061_attention_efficiency() if row.engine == "trtllm-v0.6.1" else DECODE_ATTENTION_EFFICIENCY
     return _static_rate(parts, row.batch, row.output, row.tp, eff)
 
 
@@ -548,15 +570,15 @@ def predict(row):
     >>> r.model_name, r.machine, r.tp, r.prompt, r.output, r.value
     ('Llama 3.1 8B', 'dgx-h200', 1, 128, 128, 27911.0)
     >>> round(predict(r))
-    32511
+    30264
     """
     from ..catalog import models
     from .batching import sustainable_rate
-    from .steps import as_machine, prefill_time
+    from .steps import prefill_time
 
     if not isinstance(row, PublishedServing):
         raise ValueError(f"row={row!r} is not allowed; allowed: a PublishedServing")
-    model, cl, fp8 = models.get(row.model), as_machine(row.machine), row.precision == "fp8"
+    model, fp8 = models.get(row.model), row.precision == "fp8"
     if row.mode == "max-throughput":
         graphs = limit = None
         if row.engine == "trtllm-bench":
@@ -567,7 +589,7 @@ def predict(row):
                                 kv_bytes=row.kv_bytes, admission=row.admission, algorithm=row.allreduce,
                                 graph_batches=graphs, batch_limit=limit) * row.output
     if row.mode == "static":
-        return _static(row, cl, model, fp8)
+        return _static(row, engine_machine(row), model, fp8)
     return prefill_time(model, engine_machine(row), row.prompt, tp=row.tp, fp8=fp8, batch=row.batch,
                         kv_bytes=row.kv_bytes, algorithm=row.allreduce).total
 
@@ -584,7 +606,7 @@ def validation_table():
     --------
     >>> t = validation_table()
     >>> len(t), sum(r.within_target for r in t)
-    (76, 68)
+    (76, 71)
     """
     out = []
     for row in PUBLISHED:
@@ -611,7 +633,7 @@ def validation_summary(mode=None):
     --------
     >>> s = validation_summary("max-throughput")
     >>> s["rows"], s["within"], round(s["median_abs_error"], 2)
-    (60, 54, 0.06)
+    (60, 57, 0.04)
     """
     from .._validate import choice
     from .published import MODES
