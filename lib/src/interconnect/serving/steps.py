@@ -91,6 +91,8 @@ W. Kwon et al., vLLM, ``vllm/v1/engine`` (pipeline parallelism with ``pp`` batch
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -220,9 +222,23 @@ def linear_roofline_fraction(x):
     >>> [round(linear_roofline_fraction(x), 3) for x in (0.3, 1.133, 50.0)]
     [0.687, 0.565, 0.64]
     """
-    x = float(as_positive("x", x, ""))
-    xs = np.log([p[1] for p in FP8_LINEAR_ROOFLINE])
-    return float(np.interp(np.log(x), xs, [p[2] for p in FP8_LINEAR_ROOFLINE]))
+    return _share(float(as_positive("x", x, "")))
+
+
+_LOG_X = tuple(math.log(p[1]) for p in FP8_LINEAR_ROOFLINE)
+_SHARE = tuple(p[2] for p in FP8_LINEAR_ROOFLINE)
+
+
+def _share(x):
+    """:func:`linear_roofline_fraction` of a validated ``x > 0``: linear in ``log x`` between the points."""
+    lx = math.log(x)
+    if lx <= _LOG_X[0]:
+        return _SHARE[0]
+    if lx >= _LOG_X[-1]:
+        return _SHARE[-1]
+    i = bisect.bisect_right(_LOG_X, lx)
+    x0, x1 = _LOG_X[i - 1], _LOG_X[i]
+    return _SHARE[i - 1] + (_SHARE[i] - _SHARE[i - 1]) * (lx - x0) / (x1 - x0)
 
 
 def _linear_terms(cl, fp8, wbytes, flops, gemm):
@@ -233,7 +249,7 @@ def _linear_terms(cl, fp8, wbytes, flops, gemm):
     ``max(weights, linear)`` is the measured time."""
     if fp8 and cl.fp8_gemm_efficiency is None and cl.gemm_gpu in FP8_CURVE_GPUS and wbytes > 0.0 and flops > 0.0:
         w, f = wbytes / cl.memory_bandwidth, flops / cl.peak_flops_fp8
-        share = linear_roofline_fraction(f / w)
+        share = _share(f / w)
         return w / share, f / share
     return wbytes / _stream(cl), flops / gemm
 
