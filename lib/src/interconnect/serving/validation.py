@@ -14,7 +14,10 @@ these rows. How a row is predicted depends on how it was measured:
   :func:`trtllm_graph_batches` derives from the two limits; where the checkpoint stores an FP8 cache
   (the Llama 3.1 8B and 3.3 70B rows) the engine's context attention runs in FP8
   (:func:`fp8_context_attention`), at :data:`FP8_ATTENTION_SPEEDUP` times the measured BF16 rate
-  (:func:`engine_machine`);
+  (:func:`engine_machine`). Their engine, TensorRT-LLM v1.0's PyTorch backend, runs every FP8 linear
+  layer through cuBLASLt, so on the Hopper presets those layers take the measured curve
+  :func:`~interconnect.serving.linear_roofline_fraction`, and decode attention reads the cache at the
+  measured :data:`~interconnect.serving.DECODE_ATTENTION_EFFICIENCY`;
 * ``"static"`` (a batch prefilled together and decoded together to the end): per GPU,
   ``batch * output / (prefill + sum of the output - 1 decode steps) / tp``, the prefill by
   :func:`~interconnect.serving.prefill_time` and each step by
@@ -23,8 +26,8 @@ these rows. How a row is predicted depends on how it was measured:
   ran TensorRT-LLM v0.6.1 (``engine="trtllm-v0.6.1"``), whose decode attention reads the cache at
   :func:`v061_attention_efficiency` of the HBM bandwidth, the fraction at which the same rule
   reproduces the table's GPT-J 6B row at 2,048 input and output tokens, in place of
-  :data:`~interconnect.serving.STREAM_EFFICIENCY`: one constant for Hopper from a held-out row
-  (GPT-J is in none of the validation rows);
+  :data:`~interconnect.serving.DECODE_ATTENTION_EFFICIENCY`: one constant for Hopper from a
+  held-out row (GPT-J is in none of the validation rows), within 5 % of that measured fraction;
 * ``"first-token"``: :func:`~interconnect.serving.prefill_time` of the batch (``gptSessionBenchmark``
   timed the prefill and the sampling of its one token at batch 1: no queue, no server). These rows
   ran TensorRT-LLM v0.5 (``engine="trtllm-v0.5"``), and every HBM stream of their prefill (weights,
@@ -32,6 +35,10 @@ these rows. How a row is predicted depends on how it was measured:
   fraction NVIDIA's own batch-1 decode rates of GPT-J 6B on that release imply, in place of
   :data:`~interconnect.serving.STREAM_EFFICIENCY`: one measured constant per GPU generation, taken
   from GPT-J rows that are not in the table, so every Llama row is held out.
+
+The 2023 rows ran TensorRT engines (:data:`TENSORRT_ENGINES`), whose FP8 GEMMs are TensorRT's own
+tactics, not the cuBLASLt call that was measured: :func:`engine_machine` gives their machine an
+``fp8_gemm_efficiency`` at the measured ceiling, the roofline of every engine before the curve.
 
 Every prediction prices the tensor-parallel AllReduces with the row's ``allreduce``
 (:func:`~interconnect.serving.tp_allreduce_time`): ``"auto"`` for engines with custom one- and
@@ -174,7 +181,9 @@ def fp8_context_attention(row):
 
 
 def engine_machine(row):
-    """The machine of ``row`` as its engine ran it: for ``engine="trtllm-v0.5"`` its streaming kernels at
+    """The machine of ``row`` as its engine ran it: for the TensorRT engines (:data:`TENSORRT_ENGINES`) its FP8
+    GEMMs on the roofline at the measured ceiling (``fp8_gemm_efficiency``) in place of the measured cuBLASLt
+    curve; for ``engine="trtllm-v0.5"`` also its streaming kernels at
     :func:`v05_stream_efficiency` of the HBM bandwidth in place of
     :data:`~interconnect.serving.STREAM_EFFICIENCY` (through ``memory_bandwidth``, which only the
     streaming terms of the step models read); where :func:`fp8_context_attention`, its attention at
