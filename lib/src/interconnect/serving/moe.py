@@ -11,13 +11,14 @@ One step on one GPU (:func:`moe_decode_step_time`), as the roofline of
 :func:`~interconnect.serving.decode_step_time`:
 
 * **weights**: the replicated part read whole, plus of its ``E / ep`` routed experts those the
-  step's ``ep * batch`` tokens touch, ``1 - (1 - k/E)^(ep batch)`` of them (uniform routing);
-* **kv**: its own sequences' cache (MLA latent: not split); the weights read at
-  :func:`~interconnect.serving.stream_bandwidth`, the HBM bandwidth a decode step's GEMMs
+  step's ``ep * batch`` tokens touch, ``1 - (1 - k/E)^(ep batch)`` of them (uniform routing),
+  read at :func:`~interconnect.serving.stream_bandwidth`, the HBM bandwidth a decode step's GEMMs
   reach (:data:`~interconnect.serving.STREAM_EFFICIENCY` of the peak; in FP8 on Hopper the
   measured share of the roofline, :func:`~interconnect.serving.linear_roofline_fraction`, of the
-  step's matmuls as one), the cache at :data:`~interconnect.serving.DECODE_ATTENTION_EFFICIENCY`
-  of the peak, as in :func:`~interconnect.serving.decode_step_time`;
+  step's matmuls as one), as in :func:`~interconnect.serving.decode_step_time`;
+* **kv**: its own sequences' cache (MLA latent: not split), read at
+  :data:`~interconnect.serving.DECODE_ATTENTION_EFFICIENCY` of the peak, as in
+  :func:`~interconnect.serving.decode_step_time`;
 * **compute**: ``batch`` tokens' matmuls (each token's ``k`` experts run somewhere; balanced,
   every GPU computes ``batch k`` expert assignments) and attention over the context;
 * **dispatch and combine** of each of the ``L_moe`` MoE layers, each an AllToAll priced by
