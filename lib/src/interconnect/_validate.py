@@ -8,11 +8,29 @@ instead of getting a silent ``inf`` or ``nan``.
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 
 import numpy as np
 
 __all__ = ["as_positive", "as_nonnegative", "as_count", "as_fraction", "choice"]
+
+
+#: Scalar types the checks take without building an array: Python's and NumPy's integers and
+#: floats (``bool`` is excluded where the checks test for it). A valid scalar returns at once, with
+#: the value the array path would give; an invalid one goes down the array path, which words the error.
+_SCALARS = (int, float, np.integer, np.floating)
+#: Counts are returned as 64-bit integers: 2**63 and above would wrap around.
+_COUNT_LIMIT = 2.0**63
+
+
+def _scalar(value):
+    """``float(value)`` for a finite real scalar that is not a bool, else None (use the array path)."""
+    if isinstance(value, _SCALARS) and not isinstance(value, bool):
+        v = float(value)
+        if math.isfinite(v):
+            return v
+    return None
 
 
 def _as_array(name, value):
@@ -47,6 +65,9 @@ def _ret(arr, value):
 
 def as_positive(name, value, unit=""):
     """``value`` as float or float array, every element > 0."""
+    v = _scalar(value)
+    if v is not None and v > 0:
+        return v
     arr = _as_array(name, value)
     if np.any(arr <= 0):
         bad = arr[arr <= 0].flat[0]
@@ -57,6 +78,9 @@ def as_positive(name, value, unit=""):
 
 def as_nonnegative(name, value, unit=""):
     """``value`` as float or float array, every element >= 0."""
+    v = _scalar(value)
+    if v is not None and v >= 0:
+        return v
     arr = _as_array(name, value)
     if np.any(arr < 0):
         bad = arr[arr < 0].flat[0]
@@ -67,6 +91,9 @@ def as_nonnegative(name, value, unit=""):
 
 def as_fraction(name, value, low=0.0, high=1.0, low_open=True):
     """``value`` in (low, high] (or [low, high] if ``low_open`` is False)."""
+    v = _scalar(value)
+    if v is not None and (v > low if low_open else v >= low) and v <= high:
+        return v
     arr = _as_array(name, value)
     bad = (arr <= low if low_open else arr < low) | (arr > high)
     if np.any(bad):
@@ -79,9 +106,14 @@ def as_count(name, value, minimum=1):
     """``value`` as an int (or int array), every element an integer >= ``minimum``."""
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} is a bool; expected an integer >= {minimum}")
+    v = _scalar(value)
+    if v is not None and v.is_integer() and minimum <= v < _COUNT_LIMIT:
+        return int(v)
     arr = _as_array(name, value)
     if np.any(arr != np.round(arr)) or np.any(arr < minimum):
         raise ValueError(f"{name}={_show(value)} is not allowed; {name} must be an integer >= {minimum}")
+    if np.any(arr >= _COUNT_LIMIT):
+        raise ValueError(f"{name}={_show(value)} is too large; {name} must be an integer below 2**63")
     out = arr.astype(np.int64)
     if np.ndim(value) == 0:
         return int(out)
