@@ -22,7 +22,7 @@ JB := $(VENV)/bin/jupyter-book
 # checked (every target here); a reader's live notebook skips them (interconnect.widgets).
 export INTERCONNECT_STATIC_FRAMES := 1
 
-.PHONY: book test venv lint lib-tests nbval build-strict zh po pdf browser-test student instructor assignments slides bench execute live lock clean
+.PHONY: book test test-serial venv lint lib-tests nbval build-strict zh po pdf browser-test student instructor assignments slides bench execute live lock clean
 
 venv: $(STAMP)
 
@@ -73,8 +73,8 @@ lib-tests: venv
 nbval: venv
 	INTERCONNECT_PERTURB=1e-13 $(PY) -m pytest --nbval book -q -p no:cacheprovider --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-# The strict build uses the committed outputs (execute_notebooks: off): nbval, which runs
-# first in `make test`, has just re-executed every notebook and found them current, so a
+# The strict build uses the committed outputs (execute_notebooks: off): nbval, which `make test`
+# runs in its other lane, re-executes every notebook and fails unless they are current, so a
 # second execution would only repeat it. `make book` executes (_config.yml says force).
 build-strict: venv
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute
@@ -156,7 +156,29 @@ assignments: venv
 slides: venv
 	$(PY) tools/slides.py $(INSTRUCTOR)/slides $(CHAPTERS)
 
-test: lint lib-tests nbval build-strict pdf zh browser-test student assignments
+# `make test` runs its checks in two lanes at once, each a sequence of the targets above (a 2-core
+# machine spends most of the run in single-threaded Python, so the second core would otherwise idle):
+#   lib   lib-tests, nbval, assignments (they read the sources only)
+#   book  lint, build-strict, pdf, zh, browser-test, student (each needs the build before it;
+#         the student edition's test compares it with _build/html)
+# Every line is prefixed with its lane. Both lanes run to the end; the run fails if either failed,
+# and says which. `make test-serial` runs the same targets one after another.
+TEST_LIB := lib-tests nbval assignments
+TEST_BOOK := lint build-strict pdf zh browser-test student
+test: venv
+	@set -o pipefail; start=$$SECONDS; \
+	( $(MAKE) --no-print-directory $(TEST_LIB) 2>&1 | sed -u 's/^/[lib]  /' ) & lib=$$!; \
+	( $(MAKE) --no-print-directory $(TEST_BOOK) 2>&1 | sed -u 's/^/[book] /' ); book=$$?; \
+	echo "[book] lane finished after $$((SECONDS - start)) s (status $$book)"; \
+	wait $$lib; lib=$$?; \
+	echo "[lib]  lane finished after $$((SECONDS - start)) s (status $$lib)"; \
+	if [ $$lib -ne 0 ] || [ $$book -ne 0 ]; then \
+	  echo "make test FAILED:$$([ $$lib -ne 0 ] && echo ' lib lane ($(TEST_LIB))')$$([ $$book -ne 0 ] && echo ' book lane ($(TEST_BOOK))'); see the lines prefixed [lib] or [book] above"; \
+	  exit 1; \
+	fi
+	@echo "All checks passed."
+
+test-serial: $(TEST_BOOK) $(TEST_LIB)
 	@echo "All checks passed."
 
 bench: venv

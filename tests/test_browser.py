@@ -94,6 +94,9 @@ def _open(browser, server, rel, width=1280, mode=None):
     the page loads; ``None`` keeps the book's default.
     """
     ctx = browser.new_context(viewport={"width": width, "height": 900 if width > 600 else 844})
+    # Playwright's 30 s default is tight on a 2-core machine that `make test` also runs the library's
+    # tests on (its other lane); a page that never loads still fails, after 2 minutes
+    ctx.set_default_timeout(120_000)
     if mode is not None:
         ctx.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
     problems = []

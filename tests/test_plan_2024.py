@@ -245,10 +245,11 @@ def test_plan_rejects_tp_that_does_not_divide_kv_heads():
 
 
 def test_plan_16k_gpus_is_fast():
-    t0 = time.perf_counter()
+    # CPU time of this process, not wall time: `make test` runs two lanes at once on two cores
+    t0 = time.process_time()
     p = plan(LLAMA, H100, 16384, LIMIT, recompute=("none", "selective", "full"), zero_stages=(1, 2),
              uneven_stages=True, stack=CORE)
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0
     assert p.best is not None and p.why
 
 

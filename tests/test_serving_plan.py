@@ -73,9 +73,9 @@ def test_prices_break_ties_and_moe_gets_expert_parallel_decode():
 
 
 def test_planner_is_fast():
-    t = time.perf_counter()
+    t = time.process_time()   # CPU time: `make test` runs two lanes at once on two cores
     serving.plan_serving(L70, 20.0, 1024, 256, 0.5, 0.03)
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
 
 
 def test_nothing_feasible_is_explained():
